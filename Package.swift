@@ -1,0 +1,49 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "Perimeter",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "Perimeter", targets: ["Perimeter"]),
+        .library(name: "PerimeterIO", targets: ["PerimeterIO"]),
+        .executable(name: "perimeter", targets: ["perimeter"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // libgeos's C API through a shim that hides the non-reentrant functions.
+        .systemLibrary(
+            name: "CGEOS",
+            pkgConfig: "geos",
+            providers: [.apt(["libgeos-dev"])]
+        ),
+        // The engine: conditions, observations, state machines, authorization. No I/O.
+        .target(
+            name: "Perimeter",
+            dependencies: ["CGEOS"]
+        ),
+        // Readers (GeoJSON, JSON Lines, CSV) and the event writer.
+        .target(
+            name: "PerimeterIO",
+            dependencies: ["Perimeter"]
+        ),
+        .executableTarget(
+            name: "perimeter",
+            dependencies: [
+                "Perimeter", "PerimeterIO",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(
+            name: "PerimeterTests",
+            dependencies: ["Perimeter", "CGEOS"]
+        ),
+        .testTarget(
+            name: "PerimeterIOTests",
+            dependencies: ["Perimeter", "PerimeterIO"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

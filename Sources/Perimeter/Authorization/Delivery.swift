@@ -1,0 +1,66 @@
+/// What happened to an event on its way to the app, and why.
+public struct Delivery: Sendable, Hashable {
+    public enum Verdict: String, Sendable, Hashable, CaseIterable {
+        case delivered
+        case held
+        case dropped
+    }
+
+    /// Why an event was held or dropped.
+    public enum Reason: String, Sendable, Hashable, CaseIterable {
+        case authorizationDenied
+        case authorizationRestricted
+        case notDetermined
+        case accuracyLimited
+        case insufficientlyInUse
+        case alwaysAuthorizationDenied
+        case displaced
+        case expired
+        case serviceSessionRequired
+        case provisionalAlways
+    }
+
+    public var verdict: Verdict
+    /// `nil` when delivered.
+    public var reason: Reason?
+    public var diagnostics: Diagnostics
+
+    public init(verdict: Verdict, reason: Reason?, diagnostics: Diagnostics = []) {
+        self.verdict = verdict
+        self.reason = reason
+        self.diagnostics = diagnostics
+    }
+
+    public static let delivered = Delivery(verdict: .delivered, reason: nil)
+}
+
+/// The diagnostic names an event carries, as the 2024 diagnostic properties (004): a set, written in
+/// this declaration order.
+public struct Diagnostics: OptionSet, Sendable, Hashable {
+    public let rawValue: UInt16
+    public init(rawValue: UInt16) { self.rawValue = rawValue }
+
+    public static let authorizationDenied = Diagnostics(rawValue: 1 << 0)
+    public static let authorizationDeniedGlobally = Diagnostics(rawValue: 1 << 1)
+    public static let authorizationRestricted = Diagnostics(rawValue: 1 << 2)
+    public static let authorizationRequestInProgress = Diagnostics(rawValue: 1 << 3)
+    public static let insufficientlyInUse = Diagnostics(rawValue: 1 << 4)
+    public static let accuracyLimited = Diagnostics(rawValue: 1 << 5)
+    public static let alwaysAuthorizationDenied = Diagnostics(rawValue: 1 << 6)
+    public static let serviceSessionRequired = Diagnostics(rawValue: 1 << 7)
+
+    /// Every diagnostic with its name, in output order.
+    public static let named: [(Diagnostics, String)] = [
+        (.authorizationDenied, "authorizationDenied"),
+        (.authorizationDeniedGlobally, "authorizationDeniedGlobally"),
+        (.authorizationRestricted, "authorizationRestricted"),
+        (.authorizationRequestInProgress, "authorizationRequestInProgress"),
+        (.insufficientlyInUse, "insufficientlyInUse"),
+        (.accuracyLimited, "accuracyLimited"),
+        (.alwaysAuthorizationDenied, "alwaysAuthorizationDenied"),
+        (.serviceSessionRequired, "serviceSessionRequired"),
+    ]
+
+    /// The names of the diagnostics present, in output order.
+    public var names: [String] { Self.named.filter { contains($0.0) }.map(\.1) }
+}

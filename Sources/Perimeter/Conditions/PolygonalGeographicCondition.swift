@@ -1,0 +1,45 @@
+/// A polygon or multipolygon region, holes allowed; the boundary counts as inside.
+public struct PolygonalGeographicCondition: Sendable, Hashable {
+    /// One element for a GeoJSON Polygon, several for a MultiPolygon.
+    public let polygons: [GeoPolygon]
+
+    /// Checks the rings and GEOS validity (OGC).
+    ///
+    /// - Parameter repair: when the polygon is invalid, repair it with GEOS's make-valid instead of
+    ///   throwing (rings must still be closed and in range).
+    /// - Throws: the first problem found; `problems(in:)` lists all of them.
+    public init(polygons: [GeoPolygon], repair: Bool = false) throws(GeometryProblem) {
+        let context = GEOSContext()
+        var problems = Self.structuralProblems(polygons)
+        if let first = problems.first { throw first }
+        let geometry = PolygonGeometry.make(polygons, in: context)
+        if let reason = geometry.invalidityReason {
+            if repair {
+                let repaired = PolygonGeometry.repaired(geometry)
+                guard !repaired.isEmpty else {
+                    throw GeometryProblem(field: "geometry", message: "invalid polygon (\(reason)) has no area left after repair")
+                }
+                self.polygons = repaired
+                return
+            }
+            problems.append(GeometryProblem(field: "geometry", message: "invalid polygon: \(reason)"))
+            throw problems[0]
+        }
+        self.polygons = polygons
+    }
+
+    private static func structuralProblems(_ polygons: [GeoPolygon]) -> [GeometryProblem] {
+        if polygons.isEmpty {
+            return [GeometryProblem(field: "geometry.coordinates", message: "a polygon needs at least one ring")]
+        }
+        if polygons.count == 1 {
+            return polygons[0].structuralProblems(fieldPrefix: "geometry.coordinates")
+        }
+        return polygons.enumerated().flatMap { index, polygon in
+            polygon.structuralProblems(fieldPrefix: "geometry.coordinates[\(index)]")
+        }
+    }
+
+    /// Vertices in all rings of all parts.
+    public var vertexCount: Int { polygons.reduce(0) { $0 + $1.vertexCount } }
+}

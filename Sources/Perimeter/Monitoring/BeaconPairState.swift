@@ -1,0 +1,70 @@
+/// The state of one (device, beacon condition) pair (SPEC §2).
+struct BeaconPairState {
+    var state: ConditionState
+    /// When the pair becomes unsatisfied unless a matching sighting comes first;
+    /// `distantFuture` when no exit is due.
+    var exitDue = Timestamp.distantFuture
+
+    init(state: ConditionState) {
+        self.state = state
+    }
+}
+
+/// A min-queue of beacon exits by (due time, condition index), for one device.
+///
+/// A sighting that refreshes a pair pushes a new entry rather than moving the old one; an entry is
+/// live only while it still equals its pair's `exitDue` (checked when popped).
+struct ExitQueue {
+    struct Entry: Comparable {
+        var due: Timestamp
+        var condition: Int32
+
+        static func < (a: Entry, b: Entry) -> Bool {
+            a.due != b.due ? a.due < b.due : a.condition < b.condition
+        }
+    }
+
+    private(set) var heap: [Entry] = []
+
+    var isEmpty: Bool { heap.isEmpty }
+    var count: Int { heap.count }
+    var first: Entry? { heap.first }
+
+    mutating func push(_ entry: Entry) {
+        heap.append(entry)
+        var child = heap.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard heap[child] < heap[parent] else { break }
+            heap.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    mutating func popFirst() -> Entry? {
+        guard !heap.isEmpty else { return nil }
+        let top = heap[0]
+        let last = heap.removeLast()
+        if !heap.isEmpty {
+            heap[0] = last
+            var parent = 0
+            while true {
+                let left = 2 * parent + 1, right = left + 1
+                var smallest = parent
+                if left < heap.count, heap[left] < heap[smallest] { smallest = left }
+                if right < heap.count, heap[right] < heap[smallest] { smallest = right }
+                if smallest == parent { break }
+                heap.swapAt(parent, smallest)
+                parent = smallest
+            }
+        }
+        return top
+    }
+
+    /// Drops stale entries once they outnumber live ones, so a beacon seen every second does not
+    /// grow the queue without bound.
+    mutating func compact(live: (Entry) -> Bool) {
+        heap = heap.filter(live)
+        heap.sort()  // a sorted array is a valid heap
+    }
+}

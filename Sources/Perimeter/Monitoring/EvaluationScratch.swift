@@ -1,0 +1,30 @@
+/// Buffers the engine reuses from fix to fix, so that steady-state evaluation allocates nothing.
+struct EvaluationScratch {
+    /// Conditions the index returned for the current fix.
+    var candidates: [Int32] = []
+    /// The index's de-duplication stamps, one per geographic condition.
+    var queryStamps: [UInt32] = []
+    /// `candidateMarks[i] == stamp` when condition `i` is a candidate of the current fix.
+    var candidateMarks: [UInt32] = []
+    private(set) var stamp: UInt32 = 0
+    /// State changes of the current record, by condition index, before they are sorted into events.
+    var changes: [(condition: Int32, state: ConditionState)] = []
+    var nextWatched: [Int32] = []
+
+    /// Starts a new query over `conditionCount` geographic conditions.
+    mutating func beginQuery(conditionCount: Int) {
+        if queryStamps.count < conditionCount {
+            queryStamps.append(contentsOf: repeatElement(0, count: conditionCount - queryStamps.count))
+            candidateMarks.append(contentsOf: repeatElement(0, count: conditionCount - candidateMarks.count))
+        }
+        if stamp == .max {
+            // Stamps wrap after four billion queries: clear them once rather than compare wrongly.
+            for i in queryStamps.indices { queryStamps[i] = 0 }
+            for i in candidateMarks.indices { candidateMarks[i] = 0 }
+            stamp = 0
+        }
+        stamp += 1
+        candidates.removeAll(keepingCapacity: true)
+        changes.removeAll(keepingCapacity: true)
+    }
+}

@@ -1,0 +1,110 @@
+/// A monitor in the manner of `CLMonitor`: add conditions by identifier, feed it what devices
+/// observe, and read events from an `AsyncSequence`.
+///
+/// ```swift
+/// let monitor = Monitor(name: "stores")
+/// try await monitor.add(.circle(try CircularGeographicCondition(center: shop, radius: 100)),
+///                       identifier: "shop", assuming: .unsatisfied)
+/// Task { for await event in monitor.events { print(event.identifier, event.state) } }
+/// try await monitor.process(.fix(fix), device: "phone-1")
+/// let record = await monitor.record(for: "shop", device: "phone-1")
+/// ```
+///
+/// Unlike a phone's monitor it watches any number of devices; each device's records must come in
+/// time order. Events are also returned from each `process` call, for callers that want them inline.
+public actor Monitor {
+    /// The device assumed by calls that name none: the monitor of a single phone.
+    public static let defaultDevice = "device"
+
+    public nonisolated let name: String
+    /// Every event, with its delivery verdict, in the order produced. Finishes after `finish()`.
+    public nonisolated let events: AsyncStream<MonitorEvent>
+    private let continuation: AsyncStream<MonitorEvent>.Continuation
+    private var engine: MonitoringEngine
+    private var lastEvents: [RecordKey: MonitorEvent] = [:]
+    private var buffer: [MonitorEvent] = []
+
+    private struct RecordKey: Hashable {
+        var device: String
+        var identifier: String
+    }
+
+    public init(name: String, policy: MonitoringPolicy = MonitoringPolicy()) {
+        self.name = name
+        engine = MonitoringEngine(policy: policy)
+        (events, continuation) = AsyncStream.makeStream(of: MonitorEvent.self)
+    }
+
+    public var policy: MonitoringPolicy { engine.policy }
+
+    /// Starts monitoring `condition` under `identifier`; `assuming` is its starting state
+    /// (`nil`: the policy's default).
+    public func add(_ condition: Condition, identifier: String, assuming: ConditionState? = nil) throws(ConditionCatalogError) {
+        try engine.add(condition, identifier: identifier, assuming: assuming)
+    }
+
+    /// Stops monitoring; its records go with it.
+    public func remove(_ identifier: String) {
+        guard engine.remove(identifier) else { return }
+        lastEvents = lastEvents.filter { $0.key.identifier != identifier }
+    }
+
+    /// Identifiers being monitored, in the order they were added.
+    public var identifiers: [String] { engine.identifiers }
+
+    /// The condition, its current state for `device`, and the last event it produced there (delivered
+    /// or not) — `CLMonitor.record(for:)`. `nil` if nothing is monitored under `identifier`.
+    public func record(for identifier: String, device: String = Monitor.defaultDevice) -> MonitorRecord? {
+        guard let condition = engine.condition(for: identifier),
+              let state = engine.state(of: identifier, device: device) else { return nil }
+        return MonitorRecord(condition: condition, state: state,
+                             lastEvent: lastEvents[RecordKey(device: device, identifier: identifier)])
+    }
+
+    /// Applies one record of `device`'s stream; returns (and yields) the events it caused.
+    @discardableResult
+    public func process(_ observation: Observation, device: String = Monitor.defaultDevice) throws(ObservationProblem) -> [MonitorEvent] {
+        buffer.removeAll(keepingCapacity: true)
+        defer { publish() }
+        try engine.process(observation, device: device, cause: 0, into: &buffer)
+        return buffer
+    }
+
+    /// Applies a batch of one device's records in order; stops at the first refused record, after
+    /// publishing the events of the records before it.
+    @discardableResult
+    public func process(_ batch: [Observation], device: String = Monitor.defaultDevice) throws(ObservationProblem) -> [MonitorEvent] {
+        buffer.removeAll(keepingCapacity: true)
+        defer { publish() }
+        for (i, observation) in batch.enumerated() {
+            try engine.process(observation, device: device, cause: i, into: &buffer)
+        }
+        return buffer
+    }
+
+    /// Ends the input: fires the beacon exits already due and finishes `events`.
+    @discardableResult
+    public func finish() -> [MonitorEvent] {
+        buffer.removeAll(keepingCapacity: true)
+        engine.finish(into: &buffer)
+        publish()
+        continuation.finish()
+        return buffer
+    }
+
+    private func publish() {
+        for event in buffer {
+            lastEvents[RecordKey(device: event.device, identifier: event.identifier)] = event
+            continuation.yield(event)
+        }
+    }
+}
+
+/// What `Monitor.record(for:device:)` tells about a condition.
+public struct MonitorRecord: Sendable, Hashable {
+    public var condition: Condition
+    /// The condition's true current state for the device, whatever was delivered.
+    public var state: ConditionState
+    /// The last event the condition produced for the device, `nil` if none yet.
+    public var lastEvent: MonitorEvent?
+}

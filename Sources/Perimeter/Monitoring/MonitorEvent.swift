@@ -1,0 +1,27 @@
+/// A change of a condition's state for one device, with what was done with it — `CLMonitor.Event`
+/// plus the delivery verdict.
+public struct MonitorEvent: Sendable, Hashable {
+    public var device: String
+    /// The condition's identifier.
+    public var identifier: String
+    /// The state the condition changed to.
+    public var state: ConditionState
+    /// Stream time of the change: the completing fix, the satisfying sighting, or the exit's due instant.
+    public var date: Timestamp
+    /// For a beacon condition's satisfied event, the concrete beacon that satisfied it.
+    public var refinement: BeaconIdentity?
+    public var delivery: Delivery
+    /// The input line (or record index) of the record that produced the event.
+    public var cause: Int
+
+    public init(device: String, identifier: String, state: ConditionState, date: Timestamp,
+                refinement: BeaconIdentity? = nil, delivery: Delivery = .delivered, cause: Int) {
+        self.device = device
+        self.identifier = identifier
+        self.state = state
+        self.date = date
+        self.refinement = refinement
+        self.delivery = delivery
+        self.cause = cause
+    }
+}

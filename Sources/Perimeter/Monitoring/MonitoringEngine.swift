@@ -1,0 +1,137 @@
+/// The evaluator behind every way of using Perimeter: conditions, per-device state, and the events
+/// each record produces, for any number of devices.
+///
+/// A plain struct driven by one caller at a time: the `Monitor` actor wraps it for async use, the
+/// command-line tool drives it directly. It holds GEOS geometries, which are not thread-safe, so it is
+/// not `Sendable`; each engine owns its own GEOS context.
+public struct MonitoringEngine {
+    public let policy: MonitoringPolicy
+    private var catalog: ConditionCatalog
+    private var devices: [DeviceState] = []
+    private var deviceIndex: [String: Int] = [:]
+    /// The latest record time seen from any device: the stream time at which a condition is added.
+    private var latestTime: Timestamp?
+    private var scratch = EvaluationScratch()
+
+    /// - Precondition: `policy.problem() == nil`.
+    public init(policy: MonitoringPolicy = MonitoringPolicy()) {
+        precondition(policy.problem() == nil, policy.problem() ?? "")
+        self.policy = policy
+        catalog = ConditionCatalog(context: GEOSContext())
+    }
+
+    // MARK: Conditions
+
+    /// Starts monitoring a condition, as `CLMonitor.add(_:identifier:assuming:)`.
+    ///
+    /// - Parameter assuming: the state the condition starts in for every device; `nil` takes the
+    ///   policy's `defaultAssumption`. A beacon condition's exit timer counts from its addition (the
+    ///   latest stream time seen so far) or from a device's first record, whichever is later.
+    public mutating func add(_ condition: Condition, identifier: String,
+                             assuming: ConditionState? = nil) throws(ConditionCatalogError) {
+        try catalog.add(condition, identifier: identifier, initialState: assuming ?? policy.defaultAssumption,
+                        addedAt: latestTime)
+    }
+
+    /// Stops monitoring a condition; returns whether it was monitored.
+    @discardableResult
+    public mutating func remove(_ identifier: String) -> Bool {
+        catalog.remove(identifier)
+    }
+
+    /// Identifiers of the monitored conditions, in the order they were added.
+    public var identifiers: [String] { catalog.identifiers }
+
+    public func condition(for identifier: String) -> Condition? {
+        catalog.condition(identifier)
+    }
+
+    /// The current state of a condition for a device — its true state, whatever was delivered;
+    /// `nil` if the condition is not monitored. A device not seen yet is in the starting state.
+    public func state(of identifier: String, device: String) -> ConditionState? {
+        guard let entry = catalog.byIdentifier[identifier] else { return nil }
+        let d = deviceIndex[device].map { devices[$0] }
+        switch entry {
+        case .geographic(let i):
+            guard let d, Int(i) < d.geographic.count else { return catalog.geographic[Int(i)].initialState }
+            return d.geographic[Int(i)].state
+        case .beacon(let i):
+            guard let d, Int(i) < d.beacons.count else { return catalog.beacons[Int(i)].initialState }
+            return d.beacons[Int(i)].state
+        }
+    }
+
+    /// Devices seen so far, in order of their first record.
+    public var deviceNames: [String] { devices.map(\.name) }
+
+    // MARK: Records
+
+    /// Applies one record of `device`'s stream and appends the events it causes.
+    ///
+    /// Before the record, every beacon exit due strictly before its time fires. A record older than
+    /// the device's latest is refused (never reordered) and changes nothing.
+    /// - Parameter cause: the input line (or record index) written into the events.
+    public mutating func process(_ observation: Observation, device: String, cause: Int,
+                                 into events: inout [MonitorEvent]) throws(ObservationProblem) {
+        try Self.validate(observation)
+        let time = observation.time
+        let di: Int
+        if let existing = deviceIndex[device] {
+            di = existing
+            let last = devices[di].lastTime
+            guard time >= last else {
+                throw ObservationProblem(
+                    field: "t",
+                    message: "record is older than device \"\(device)\"'s previous record (\(time.secondsSinceEpoch) < \(last.secondsSinceEpoch) s since 1970); records of one device must be in time order")
+            }
+        } else {
+            di = devices.count
+            devices.append(DeviceState(name: device, firstTime: time, cause: cause))
+            deviceIndex[device] = di
+        }
+        devices[di].catchUp(with: catalog, policy: policy)
+        devices[di].fireExits(before: time, inclusive: false, cause: cause, catalog: catalog, events: &events)
+        switch observation {
+        case .fix(let fix):
+            devices[di].apply(fix, cause: cause, catalog: catalog, policy: policy, scratch: &scratch, events: &events)
+        case .sighting(let sighting):
+            devices[di].apply(sighting, cause: cause, catalog: catalog, policy: policy, events: &events)
+        }
+        devices[di].lastTime = time
+        devices[di].lastCause = cause
+        if latestTime.map({ time > $0 }) ?? true { latestTime = time }
+    }
+
+    /// Ends the input: fires every beacon exit due at or before each device's latest record, devices
+    /// in order of their first record. Exits due later are not invented.
+    public mutating func finish(into events: inout [MonitorEvent]) {
+        for di in devices.indices {
+            devices[di].catchUp(with: catalog, policy: policy)
+            devices[di].fireExits(before: devices[di].lastTime, inclusive: true, cause: devices[di].lastCause,
+                                  catalog: catalog, events: &events)
+        }
+    }
+
+    /// What the engine needs of a record's values, for callers that did not check them already.
+    static func validate(_ observation: Observation) throws(ObservationProblem) {
+        switch observation {
+        case .fix(let fix):
+            guard !fix.horizontalAccuracy.isNaN else {
+                throw ObservationProblem(field: "accuracy", message: "accuracy must be a number")
+            }
+            if fix.isValid {
+                guard (-90.0...90.0).contains(fix.coordinate.latitude) else {
+                    throw ObservationProblem(field: "lat", message: "latitude \(fix.coordinate.latitude) is outside −90…90")
+                }
+                guard (-180.0...180.0).contains(fix.coordinate.longitude) else {
+                    throw ObservationProblem(field: "lon", message: "longitude \(fix.coordinate.longitude) is outside −180…180")
+                }
+                guard fix.horizontalAccuracy.isFinite else {
+                    throw ObservationProblem(field: "accuracy", message: "accuracy must be finite")
+                }
+            }
+        case .sighting:
+            break
+        }
+    }
+}

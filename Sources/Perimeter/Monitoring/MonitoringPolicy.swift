@@ -1,0 +1,33 @@
+/// The policy values of SPEC's table, settable from the library and the tool.
+public struct MonitoringPolicy: Sendable, Hashable {
+    /// `H`: metres a fix must be past the boundary (beyond its accuracy margin) to change state.
+    public var hysteresis: Double = 0
+    /// `k`: how many accuracy radii a fix must be past the boundary; margin = max(H, k·accuracy).
+    public var accuracyWeight: Double = 1
+    /// Seconds of stream time the new side must hold before a geographic change completes.
+    public var confirmation: Double = 0
+    /// Seconds without a matching sighting after which a beacon condition becomes unsatisfied.
+    public var beaconExitTimeout: Double = 30
+    /// Seconds an app still counts as in use after leaving the foreground.
+    public var gracePeriod: Double = 5
+    /// Held events kept per device during provisional always.
+    public var holdingCapacity: Int = 1
+    /// Seconds of stream time a held event is kept before it is dropped as expired.
+    public var maximumHoldingAge: Double = 3600
+    /// The starting state of conditions added without an `assuming` of their own (`--assume`).
+    public var defaultAssumption: ConditionState = .unknown
+
+    public init() {}
+
+    /// Checks each value's range; returns a message naming the first bad one.
+    public func problem() -> String? {
+        if !(hysteresis >= 0 && hysteresis.isFinite) { return "hysteresis must be a finite number ≥ 0, got \(hysteresis)" }
+        if !(accuracyWeight >= 0 && accuracyWeight.isFinite) { return "accuracy weight must be a finite number ≥ 0, got \(accuracyWeight)" }
+        if !(confirmation >= 0 && confirmation.isFinite) { return "confirmation must be a finite number of seconds ≥ 0, got \(confirmation)" }
+        if !(beaconExitTimeout > 0 && beaconExitTimeout.isFinite) { return "beacon exit timeout must be a finite number of seconds > 0, got \(beaconExitTimeout)" }
+        if !(gracePeriod >= 0 && gracePeriod.isFinite) { return "grace period must be a finite number of seconds ≥ 0, got \(gracePeriod)" }
+        if holdingCapacity < 0 { return "holding capacity must be ≥ 0, got \(holdingCapacity)" }
+        if !(maximumHoldingAge >= 0 && maximumHoldingAge.isFinite) { return "maximum holding age must be a finite number of seconds ≥ 0, got \(maximumHoldingAge)" }
+        return nil
+    }
+}

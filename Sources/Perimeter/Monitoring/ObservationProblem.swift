@@ -1,0 +1,13 @@
+/// Why the engine refused a record: out of time order, or a value it cannot use.
+/// `field` names the record's field (`t`, `lat`, `accuracy`, …).
+public struct ObservationProblem: Error, Sendable, Hashable, CustomStringConvertible {
+    public var field: String
+    public var message: String
+
+    public init(field: String, message: String) {
+        self.field = field
+        self.message = message
+    }
+
+    public var description: String { "\(field): \(message)" }
+}

@@ -1,0 +1,18 @@
+import Perimeter
+
+/// One condition read from a conditions file: what the engine's `add(_:identifier:assuming:)` takes.
+public struct ConditionDefinition: Sendable, Hashable {
+    public var identifier: String
+    public var condition: Condition
+    /// The feature's own `properties.assuming`, if any.
+    public var assuming: ConditionState?
+    /// Line of the feature in its file.
+    public var line: Int
+
+    public init(identifier: String, condition: Condition, assuming: ConditionState?, line: Int) {
+        self.identifier = identifier
+        self.condition = condition
+        self.assuming = assuming
+        self.line = line
+    }
+}

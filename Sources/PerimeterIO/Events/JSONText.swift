@@ -1,0 +1,27 @@
+/// Minimal JSON text building for the writers: strings escaped as RFC 8259 requires, nothing more,
+/// so output is byte-for-byte predictable.
+enum JSONText {
+    static func quoted(_ s: String) -> String {
+        var out = "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case "\u{08}": out += "\\b"
+            case "\u{0C}": out += "\\f"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+
+    static func quotedOrNull(_ s: String?) -> String {
+        s.map(quoted) ?? "null"
+    }
+}

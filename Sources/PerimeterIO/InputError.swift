@@ -1,0 +1,32 @@
+/// A problem in an input file, located by file, line and field.
+public struct InputError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var file: String
+    /// 1-based; `nil` when the problem is with the file as a whole.
+    public var line: Int?
+    /// The field (`lat`, `properties.radius`, …); `nil` when the problem is with the whole record.
+    public var field: String?
+    public var message: String
+
+    public init(file: String, line: Int?, field: String?, message: String) {
+        self.file = file
+        self.line = line
+        self.field = field
+        self.message = message
+    }
+
+    /// `file:line: field "lat": message`.
+    public var description: String {
+        var text = file
+        if let line { text += ":\(line)" }
+        text += ": "
+        if let field { text += "field \"\(field)\": " }
+        return text + message
+    }
+}
+
+/// Several problems found in one pass (a conditions file is checked whole).
+public struct InputErrors: Error, Sendable, CustomStringConvertible {
+    public var errors: [InputError]
+
+    public var description: String { errors.map(\.description).joined(separator: "\n") }
+}

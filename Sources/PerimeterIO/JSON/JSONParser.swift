@@ -1,0 +1,264 @@
+import Foundation
+
+/// A strict RFC 8259 JSON parser over UTF-8 bytes that records line numbers.
+///
+/// Hand-written rather than Foundation's `JSONSerialization` because readers must name the line of a
+/// bad value, and `JSONSerialization` neither reports positions nor keeps member order; the tests
+/// check it against `JSONSerialization` as an oracle.
+public struct JSONParser {
+    /// Why text is not JSON, and where.
+    public struct SyntaxError: Error, Sendable, Hashable, CustomStringConvertible {
+        public var line: Int
+        public var message: String
+        public var description: String { "line \(line): \(message)" }
+    }
+
+    private let bytes: UnsafeBufferPointer<UInt8>
+    private var position = 0
+    private var line: Int
+    /// Nesting limit, so hostile input cannot exhaust the stack.
+    private static let maximumDepth = 512
+
+    private init(bytes: UnsafeBufferPointer<UInt8>, firstLine: Int) {
+        self.bytes = bytes
+        line = firstLine
+    }
+
+    /// Parses one JSON text (surrounding whitespace allowed); `firstLine` is the line number of its first byte.
+    public static func parse(_ bytes: UnsafeBufferPointer<UInt8>, firstLine: Int = 1) throws(SyntaxError) -> JSONValue {
+        var parser = JSONParser(bytes: bytes, firstLine: firstLine)
+        parser.skipWhitespace()
+        let value = try parser.parseValue(depth: 0)
+        parser.skipWhitespace()
+        guard parser.position == bytes.count else { throw parser.error("unexpected text after the JSON value") }
+        return value
+    }
+
+    public static func parse(_ text: String) throws(SyntaxError) -> JSONValue {
+        try parse(Array(text.utf8))
+    }
+
+    public static func parse(_ bytes: [UInt8]) throws(SyntaxError) -> JSONValue {
+        try bytes.withUnsafeBufferPointer { buffer throws(SyntaxError) in try parse(buffer) }
+    }
+
+    public static func parse(_ data: Data) throws(SyntaxError) -> JSONValue {
+        try parse([UInt8](data))
+    }
+
+    private func error(_ message: String) -> SyntaxError {
+        SyntaxError(line: line, message: message)
+    }
+
+    private var current: UInt8? { position < bytes.count ? bytes[position] : nil }
+
+    private mutating func skipWhitespace() {
+        while position < bytes.count {
+            switch bytes[position] {
+            case UInt8(ascii: "\n"): line += 1
+            case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"): break
+            default: return
+            }
+            position += 1
+        }
+    }
+
+    private mutating func parseValue(depth: Int) throws(SyntaxError) -> JSONValue {
+        guard depth < Self.maximumDepth else { throw error("nesting deeper than \(Self.maximumDepth) levels") }
+        guard let byte = current else { throw error("unexpected end of input, expected a value") }
+        switch byte {
+        case UInt8(ascii: "{"): return .object(try parseObject(depth: depth))
+        case UInt8(ascii: "["): return try parseArray(depth: depth)
+        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "t"): try expectWord("true"); return .bool(true)
+        case UInt8(ascii: "f"): try expectWord("false"); return .bool(false)
+        case UInt8(ascii: "n"): try expectWord("null"); return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
+        default: throw error("unexpected character \(describe(byte)), expected a value")
+        }
+    }
+
+    private func describe(_ byte: UInt8) -> String {
+        (0x21...0x7e).contains(byte) ? "'\(Character(UnicodeScalar(byte)))'" : "byte 0x\(String(byte, radix: 16))"
+    }
+
+    private mutating func expectWord(_ word: StaticString) throws(SyntaxError) {
+        let count = word.utf8CodeUnitCount
+        guard position + count <= bytes.count else { throw error("unexpected end of input in '\(word)'") }
+        for i in 0..<count where bytes[position + i] != word.utf8Start[i] {
+            throw error("invalid literal, expected '\(word)'")
+        }
+        position += count
+    }
+
+    private mutating func parseObject(depth: Int) throws(SyntaxError) -> JSONObject {
+        var object = JSONObject(members: [], line: line)
+        position += 1
+        skipWhitespace()
+        if current == UInt8(ascii: "}") {
+            position += 1
+            return object
+        }
+        while true {
+            skipWhitespace()
+            guard current == UInt8(ascii: "\"") else { throw error("expected a member name in quotes") }
+            let keyLine = line
+            let key = try parseString()
+            skipWhitespace()
+            guard current == UInt8(ascii: ":") else { throw error("expected ':' after member name \"\(key)\"") }
+            position += 1
+            skipWhitespace()
+            let value = try parseValue(depth: depth + 1)
+            object.members.append(.init(key: key, value: value, line: keyLine))
+            skipWhitespace()
+            switch current {
+            case UInt8(ascii: ","): position += 1
+            case UInt8(ascii: "}"): position += 1; return object
+            default: throw error("expected ',' or '}' in object")
+            }
+        }
+    }
+
+    private mutating func parseArray(depth: Int) throws(SyntaxError) -> JSONValue {
+        var elements: [JSONValue] = []
+        position += 1
+        skipWhitespace()
+        if current == UInt8(ascii: "]") {
+            position += 1
+            return .array(elements)
+        }
+        while true {
+            skipWhitespace()
+            elements.append(try parseValue(depth: depth + 1))
+            skipWhitespace()
+            switch current {
+            case UInt8(ascii: ","): position += 1
+            case UInt8(ascii: "]"): position += 1; return .array(elements)
+            default: throw error("expected ',' or ']' in array")
+            }
+        }
+    }
+
+    private mutating func parseNumber() throws(SyntaxError) -> JSONValue {
+        let start = position
+        if current == UInt8(ascii: "-") { position += 1 }
+        guard let first = current, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) else {
+            throw error("invalid number: expected a digit")
+        }
+        if first == UInt8(ascii: "0") {
+            position += 1
+        } else {
+            skipDigits()
+        }
+        if current == UInt8(ascii: ".") {
+            position += 1
+            guard skipDigits() > 0 else { throw error("invalid number: expected a digit after '.'") }
+        }
+        if current == UInt8(ascii: "e") || current == UInt8(ascii: "E") {
+            position += 1
+            if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { position += 1 }
+            guard skipDigits() > 0 else { throw error("invalid number: expected a digit in the exponent") }
+        }
+        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
+        guard let value = Double(text) else { throw error("invalid number \(text)") }
+        return .number(text: text, value: value)
+    }
+
+    @discardableResult
+    private mutating func skipDigits() -> Int {
+        let start = position
+        while let byte = current, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) { position += 1 }
+        return position - start
+    }
+
+    private mutating func parseString() throws(SyntaxError) -> String {
+        position += 1  // opening quote
+        let start = position
+        // Fast path: no escapes.
+        while let byte = current, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\") {
+            guard byte >= 0x20 else { throw error("control character in string (escape it)") }
+            position += 1
+        }
+        guard let stop = current else { throw error("unterminated string") }
+        if stop == UInt8(ascii: "\"") {
+            let text = try validUTF8(start..<position)
+            position += 1
+            return text
+        }
+        var scalars = String.UnicodeScalarView()
+        scalars.append(contentsOf: try validUTF8(start..<position).unicodeScalars)
+        while true {
+            guard let byte = current else { throw error("unterminated string") }
+            switch byte {
+            case UInt8(ascii: "\""):
+                position += 1
+                return String(scalars)
+            case UInt8(ascii: "\\"):
+                position += 1
+                scalars.append(try parseEscape())
+            default:
+                let runStart = position
+                while let b = current, b != UInt8(ascii: "\""), b != UInt8(ascii: "\\") {
+                    guard b >= 0x20 else { throw error("control character in string (escape it)") }
+                    position += 1
+                }
+                scalars.append(contentsOf: try validUTF8(runStart..<position).unicodeScalars)
+            }
+        }
+    }
+
+    private func validUTF8(_ range: Range<Int>) throws(SyntaxError) -> String {
+        guard let text = String(validating: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self) else {
+            throw error("string is not valid UTF-8")
+        }
+        return text
+    }
+
+    private mutating func parseEscape() throws(SyntaxError) -> Unicode.Scalar {
+        guard let byte = current else { throw error("unterminated escape") }
+        position += 1
+        switch byte {
+        case UInt8(ascii: "\""): return "\""
+        case UInt8(ascii: "\\"): return "\\"
+        case UInt8(ascii: "/"): return "/"
+        case UInt8(ascii: "b"): return "\u{08}"
+        case UInt8(ascii: "f"): return "\u{0C}"
+        case UInt8(ascii: "n"): return "\n"
+        case UInt8(ascii: "r"): return "\r"
+        case UInt8(ascii: "t"): return "\t"
+        case UInt8(ascii: "u"):
+            let high = try parseHex4()
+            if (0xD800..<0xDC00).contains(high) {
+                guard current == UInt8(ascii: "\\"), position + 1 < bytes.count, bytes[position + 1] == UInt8(ascii: "u") else {
+                    throw error("unpaired surrogate \\u\(String(high, radix: 16))")
+                }
+                position += 2
+                let low = try parseHex4()
+                guard (0xDC00..<0xE000).contains(low) else { throw error("invalid low surrogate \\u\(String(low, radix: 16))") }
+                return Unicode.Scalar(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))!
+            }
+            guard let scalar = Unicode.Scalar(high) else { throw error("unpaired surrogate \\u\(String(high, radix: 16))") }
+            return scalar
+        default:
+            throw error("invalid escape \\\(describe(byte))")
+        }
+    }
+
+    private mutating func parseHex4() throws(SyntaxError) -> UInt32 {
+        guard position + 4 <= bytes.count else { throw error("unterminated \\u escape") }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let b = bytes[position]
+            let digit: UInt32
+            switch b {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(b - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(b - UInt8(ascii: "a") + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(b - UInt8(ascii: "A") + 10)
+            default: throw error("invalid hex digit in \\u escape")
+            }
+            value = value << 4 | digit
+            position += 1
+        }
+        return value
+    }
+}

@@ -1,0 +1,184 @@
+import Perimeter
+
+/// Streams observation records from a JSON Lines or CSV file (or standard input), one at a time, in
+/// constant memory. A bad record is returned as an `InputError` naming file, line and field, and
+/// reading can go on after it.
+public struct ObservationReader: ~Copyable {
+    public let file: String
+    /// The format in use; `nil` until the first line is read when neither caller nor name said.
+    public private(set) var format: ObservationFormat?
+    private var lines: LineReader
+    private var csvHeader: [String]?
+    /// Set when the file itself is unusable (a bad CSV header): every later call returns `nil`,
+    /// and the error returned is not one record's, so it cannot be quarantined.
+    public private(set) var failed = false
+
+    /// Opens `path` (`-` for standard input). The format comes from `format`, else the file's
+    /// extension, else the first line (`{` means JSON Lines).
+    public init(path: String, format: ObservationFormat? = nil) throws(InputError) {
+        file = path == "-" ? "<stdin>" : path
+        lines = try LineReader(path: path)
+        self.format = format ?? ObservationFormat(path: path)
+    }
+
+    /// The text of the line last read, for a quarantine file.
+    public var currentLineText: String { String(decoding: lines.line, as: UTF8.self) }
+    /// The number of the line last read.
+    public var currentLine: Int { lines.lineNumber }
+
+    /// The next record, or the error that keeps the next line from being one; `nil` at the end.
+    public mutating func next() -> Result<ObservationRecord, InputError>? {
+        while !failed {
+            guard lines.nextLine() else { return nil }
+            if isBlank(lines.line) { continue }
+            let format = self.format ?? sniff(lines.line)
+            self.format = format
+            switch format {
+            case .jsonLines:
+                return decodeJSONLine()
+            case .csv:
+                if csvHeader == nil {
+                    if let error = readHeader() {
+                        failed = true
+                        return .failure(error)
+                    }
+                    continue
+                }
+                return decodeCSVLine()
+            }
+        }
+        return nil
+    }
+
+    /// JSON Lines if the first non-blank line opens an object, else CSV.
+    private func sniff(_ line: [UInt8]) -> ObservationFormat {
+        line.first { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") } == UInt8(ascii: "{") ? .jsonLines : .csv
+    }
+
+    private func isBlank(_ line: [UInt8]) -> Bool {
+        line.allSatisfy { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+    }
+
+    private func failure(_ field: String?, _ message: String) -> Result<ObservationRecord, InputError> {
+        .failure(InputError(file: file, line: lines.lineNumber, field: field, message: message))
+    }
+
+    private func decode(_ fields: RecordFields) -> Result<ObservationRecord, InputError> {
+        do throws(ObservationProblem) {
+            let (device, observation) = try ObservationDecoding.decode(fields)
+            return .success(ObservationRecord(device: device, observation: observation, line: lines.lineNumber))
+        } catch {
+            return failure(error.field, error.message)
+        }
+    }
+
+    private func decodeJSONLine() -> Result<ObservationRecord, InputError> {
+        let value: JSONValue
+        do {
+            value = try JSONParser.parse(lines.line)
+        } catch {
+            return failure(nil, "not a JSON object: \(error.message)")
+        }
+        guard case .object(let object) = value else {
+            return failure(nil, "expected a JSON object, got \(value.kindName)")
+        }
+        return decode(RecordFields(fields: object.members.map { ($0.key, .json($0.value)) }))
+    }
+
+    private mutating func readHeader() -> InputError? {
+        let names: [String]
+        switch CSVRow.split(lines.line) {
+        case .success(let cells): names = cells.map { $0.trimmingSpaces }
+        case .failure(let message): return InputError(file: file, line: lines.lineNumber, field: nil, message: "CSV header: \(message)")
+        }
+        var seen = Set<String>()
+        for name in names {
+            guard ObservationDecoding.allFields.contains(name) else {
+                return InputError(file: file, line: lines.lineNumber, field: name,
+                                  message: "unknown column (columns: \(ObservationDecoding.allFields.sorted().joined(separator: ", ")))")
+            }
+            guard seen.insert(name).inserted else {
+                return InputError(file: file, line: lines.lineNumber, field: name, message: "column named twice")
+            }
+        }
+        for required in ObservationDecoding.commonFields where !seen.contains(required) {
+            return InputError(file: file, line: lines.lineNumber, field: required, message: "the CSV header needs this column")
+        }
+        csvHeader = names
+        return nil
+    }
+
+    private func decodeCSVLine() -> Result<ObservationRecord, InputError> {
+        guard let header = csvHeader else { preconditionFailure("header read first") }
+        switch CSVRow.split(lines.line) {
+        case .failure(let message):
+            return failure(nil, message)
+        case .success(let cells):
+            guard cells.count == header.count else {
+                return failure(nil, "expected \(header.count) cells as in the header, got \(cells.count)")
+            }
+            var fields: [(name: String, value: RecordFields.Value)] = []
+            fields.reserveCapacity(cells.count)
+            for (name, cell) in zip(header, cells) where !cell.isEmpty {
+                fields.append((name, .text(cell)))
+            }
+            return decode(RecordFields(fields: fields))
+        }
+    }
+}
+
+/// RFC 4180 cells of one line: commas separate; double quotes enclose a cell holding commas or
+/// quotes (`""` is a quote). A quoted cell may not span lines.
+enum CSVRow {
+    enum Split {
+        case success([String])
+        case failure(String)
+    }
+
+    static func split(_ line: [UInt8]) -> Split {
+        var cells: [String] = []
+        var i = 0
+        while true {
+            if i < line.count, line[i] == UInt8(ascii: "\"") {
+                var cell: [UInt8] = []
+                i += 1
+                while true {
+                    guard i < line.count else { return .failure("unterminated quoted cell") }
+                    if line[i] == UInt8(ascii: "\"") {
+                        if i + 1 < line.count, line[i + 1] == UInt8(ascii: "\"") {
+                            cell.append(UInt8(ascii: "\""))
+                            i += 2
+                            continue
+                        }
+                        i += 1
+                        break
+                    }
+                    cell.append(line[i])
+                    i += 1
+                }
+                cells.append(String(decoding: cell, as: UTF8.self))
+                guard i == line.count || line[i] == UInt8(ascii: ",") else {
+                    return .failure("text after a quoted cell's closing quote")
+                }
+            } else {
+                let start = i
+                while i < line.count, line[i] != UInt8(ascii: ",") {
+                    if line[i] == UInt8(ascii: "\"") { return .failure("a quote inside an unquoted cell") }
+                    i += 1
+                }
+                cells.append(String(decoding: line[start..<i], as: UTF8.self))
+            }
+            if i == line.count { return .success(cells) }
+            i += 1  // the comma
+        }
+    }
+}
+
+extension String {
+    var trimmingSpaces: String {
+        var s = Substring(self)
+        while s.first == " " { s.removeFirst() }
+        while s.last == " " { s.removeLast() }
+        return String(s)
+    }
+}

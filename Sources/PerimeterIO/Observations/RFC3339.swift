@@ -1,0 +1,174 @@
+import Perimeter
+
+/// RFC 3339 timestamps and decimal Unix seconds, both to the nanosecond and exact (no `Double` on
+/// the way), so that equal instants written differently compare equal.
+public enum RFC3339 {
+    /// Parses `2026-03-01T08:00:00Z`, `2026-03-01T09:00:00.25+01:00` (a space or lowercase `t`/`z`
+    /// allowed); `nil` if it is not such a timestamp. Digits past nanoseconds are truncated.
+    public static func parse(_ text: String) -> Timestamp? {
+        var utf8 = Array(text.utf8)
+        return utf8.withUnsafeMutableBufferPointer { parse(UnsafeBufferPointer($0)) }
+    }
+
+    public static func parse(_ b: UnsafeBufferPointer<UInt8>) -> Timestamp? {
+        func digits(_ at: Int, _ count: Int) -> Int? {
+            guard at + count <= b.count else { return nil }
+            var v = 0
+            for i in at..<(at + count) {
+                let d = Int(b[i]) - 48
+                guard (0...9).contains(d) else { return nil }
+                v = v * 10 + d
+            }
+            return v
+        }
+        guard b.count >= 20,
+              let year = digits(0, 4), b[4] == UInt8(ascii: "-"),
+              let month = digits(5, 2), b[7] == UInt8(ascii: "-"),
+              let day = digits(8, 2),
+              [UInt8(ascii: "T"), UInt8(ascii: "t"), UInt8(ascii: " ")].contains(b[10]),
+              let hour = digits(11, 2), b[13] == UInt8(ascii: ":"),
+              let minute = digits(14, 2), b[16] == UInt8(ascii: ":"),
+              let second = digits(17, 2)
+        else { return nil }
+        guard (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year),
+              hour < 24, minute < 60, second < 60 else { return nil }
+        var i = 19
+        var nanos: Int64 = 0
+        if b[i] == UInt8(ascii: ".") {
+            i += 1
+            var count = 0
+            while i < b.count, (48...57).contains(b[i]) {
+                if count < 9 { nanos = nanos * 10 + Int64(b[i] - 48) }
+                count += 1
+                i += 1
+            }
+            guard count > 0 else { return nil }
+            for _ in min(count, 9)..<9 { nanos *= 10 }
+        }
+        guard i < b.count else { return nil }
+        var offsetSeconds = 0
+        switch b[i] {
+        case UInt8(ascii: "Z"), UInt8(ascii: "z"):
+            i += 1
+        case UInt8(ascii: "+"), UInt8(ascii: "-"):
+            guard let oh = digits(i + 1, 2), i + 3 < b.count, b[i + 3] == UInt8(ascii: ":"),
+                  let om = digits(i + 4, 2), oh < 24, om < 60 else { return nil }
+            offsetSeconds = (oh * 3600 + om * 60) * (b[i] == UInt8(ascii: "-") ? -1 : 1)
+            i += 6
+        default:
+            return nil
+        }
+        guard i == b.count else { return nil }
+        let days = daysFromCivil(year: year, month: month, day: day)
+        let seconds = Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + second - offsetSeconds)
+        let (ns, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        guard !overflow else { return nil }
+        let (total, overflow2) = ns.addingReportingOverflow(nanos)
+        return overflow2 ? nil : Timestamp(nanosecondsSinceEpoch: total)
+    }
+
+    /// Parses decimal Unix seconds as written (`1709280000`, `-5`, `1709280000.123456789`), exactly;
+    /// exponent forms go through `Double`. `nil` if it is not a number or out of range.
+    public static func parseUnixSeconds(_ text: String) -> Timestamp? {
+        var utf8 = Array(text.utf8)
+        return utf8.withUnsafeMutableBufferPointer { parseUnixSeconds(UnsafeBufferPointer($0)) }
+    }
+
+    public static func parseUnixSeconds(_ b: UnsafeBufferPointer<UInt8>) -> Timestamp? {
+        var i = 0
+        var negative = false
+        if i < b.count, b[i] == UInt8(ascii: "-") { negative = true; i += 1 }
+        else if i < b.count, b[i] == UInt8(ascii: "+") { i += 1 }
+        var whole: Int64 = 0
+        var wholeDigits = 0
+        while i < b.count, (48...57).contains(b[i]) {
+            guard whole < 10_000_000_000 else { return nil }  // beyond year 2286: out of range anyway
+            whole = whole * 10 + Int64(b[i] - 48)
+            wholeDigits += 1
+            i += 1
+        }
+        var nanos: Int64 = 0
+        var fractionDigits = 0
+        if i < b.count, b[i] == UInt8(ascii: ".") {
+            i += 1
+            while i < b.count, (48...57).contains(b[i]) {
+                if fractionDigits < 9 { nanos = nanos * 10 + Int64(b[i] - 48) }
+                fractionDigits += 1
+                i += 1
+            }
+            for _ in min(fractionDigits, 9)..<9 { nanos *= 10 }
+        }
+        guard wholeDigits + fractionDigits > 0 else { return nil }
+        if i < b.count {
+            // Exponent or anything else: fall back to Double for the former, refuse the latter.
+            guard b[i] == UInt8(ascii: "e") || b[i] == UInt8(ascii: "E"),
+                  let value = Double(String(decoding: b, as: UTF8.self)) else { return nil }
+            return Timestamp(secondsSinceEpoch: value)
+        }
+        let total = whole * 1_000_000_000 + nanos
+        return Timestamp(nanosecondsSinceEpoch: negative ? -total : total)
+    }
+
+    /// `2026-03-01T08:00:05Z`, or with the fraction's significant digits (`…05.25Z`) when not whole.
+    public static func format(_ t: Timestamp) -> String {
+        let ns = t.nanosecondsSinceEpoch
+        var seconds = ns / 1_000_000_000
+        var fraction = ns % 1_000_000_000
+        if fraction < 0 {
+            fraction += 1_000_000_000
+            seconds -= 1
+        }
+        var days = seconds / 86_400
+        var secondOfDay = seconds % 86_400
+        if secondOfDay < 0 {
+            secondOfDay += 86_400
+            days -= 1
+        }
+        let (year, month, day) = civilFromDays(Int(days))
+        var text = pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T"
+            + pad(Int(secondOfDay / 3600), 2) + ":" + pad(Int(secondOfDay / 60 % 60), 2) + ":" + pad(Int(secondOfDay % 60), 2)
+        if fraction != 0 {
+            var digits = pad(Int(fraction), 9)
+            while digits.last == "0" { digits.removeLast() }
+            text += "." + digits
+        }
+        return text + "Z"
+    }
+
+    private static func pad(_ value: Int, _ width: Int) -> String {
+        let s = String(value)
+        return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
+    }
+
+    private static func isLeap(_ y: Int) -> Bool { (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 }
+
+    private static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: isLeap(year) ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
+    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let doy = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+
+    static func civilFromDays(_ days: Int) -> (Int, Int, Int) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp + (mp < 10 ? 3 : -9)
+        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import Perimeter
+
+/// A record's fields before conversion — a JSON object's members or a CSV row's non-empty cells —
+/// with the conversions SPEC §1 allows, each failing with the field's name.
+struct RecordFields {
+    enum Value {
+        case json(JSONValue)
+        /// A CSV cell: text that converts to whatever the field needs.
+        case text(String)
+    }
+
+    var fields: [(name: String, value: Value)]
+
+    func value(_ name: String) -> Value? {
+        guard let found = fields.first(where: { $0.name == name })?.value else { return nil }
+        if case .json(.null) = found { return nil }  // null means absent
+        return found
+    }
+
+    func string(_ name: String) throws(ObservationProblem) -> String {
+        switch value(name) {
+        case .json(.string(let s))?, .text(let s)?: return s
+        case .json(let other)?: throw ObservationProblem(field: name, message: "expected a string, got \(other.kindName)")
+        case nil: throw ObservationProblem(field: name, message: "missing")
+        }
+    }
+
+    func optionalDouble(_ name: String) throws(ObservationProblem) -> Double? {
+        switch value(name) {
+        case nil: return nil
+        case .json(.number(_, let v))?: return v
+        case .text(let s)?:
+            guard let v = Double(s), v.isFinite else {
+                throw ObservationProblem(field: name, message: "expected a number, got \"\(s)\"")
+            }
+            return v
+        case .json(let other)?: throw ObservationProblem(field: name, message: "expected a number, got \(other.kindName)")
+        }
+    }
+
+    func double(_ name: String) throws(ObservationProblem) -> Double {
+        guard let v = try optionalDouble(name) else { throw ObservationProblem(field: name, message: "missing") }
+        return v
+    }
+
+    func optionalInteger(_ name: String, in range: ClosedRange<Int>) throws(ObservationProblem) -> Int? {
+        guard let v = try optionalDouble(name) else { return nil }
+        guard v == v.rounded(), v >= Double(range.lowerBound), v <= Double(range.upperBound) else {
+            throw ObservationProblem(field: name, message: "expected an integer \(range.lowerBound)…\(range.upperBound), got \(v)")
+        }
+        return Int(v)
+    }
+
+    func integer(_ name: String, in range: ClosedRange<Int>) throws(ObservationProblem) -> Int {
+        guard let v = try optionalInteger(name, in: range) else { throw ObservationProblem(field: name, message: "missing") }
+        return v
+    }
+
+    func optionalBool(_ name: String) throws(ObservationProblem) -> Bool? {
+        switch value(name) {
+        case nil: return nil
+        case .json(.bool(let b))?: return b
+        case .text("true")?: return true
+        case .text("false")?: return false
+        case .text(let s)?: throw ObservationProblem(field: name, message: "expected true or false, got \"\(s)\"")
+        case .json(let other)?: throw ObservationProblem(field: name, message: "expected true or false, got \(other.kindName)")
+        }
+    }
+
+    /// An RFC 3339 string or Unix seconds (a JSON number, or a CSV cell that is a number).
+    func time(_ name: String) throws(ObservationProblem) -> Timestamp {
+        let parsed: Timestamp?
+        switch value(name) {
+        case nil: throw ObservationProblem(field: name, message: "missing")
+        case .json(.number(let text, _))?: parsed = RFC3339.parseUnixSeconds(text)
+        case .json(.string(let text))?: parsed = RFC3339.parse(text)
+        case .text(let text)?: parsed = RFC3339.parseUnixSeconds(text) ?? RFC3339.parse(text)
+        case .json(let other)?:
+            throw ObservationProblem(field: name, message: "expected an RFC 3339 time or Unix seconds, got \(other.kindName)")
+        }
+        guard let parsed else {
+            throw ObservationProblem(field: name, message: "expected an RFC 3339 time (2026-03-01T08:00:00Z) or Unix seconds")
+        }
+        return parsed
+    }
+
+    func uuid(_ name: String) throws(ObservationProblem) -> UUID {
+        let text = try string(name)
+        guard let uuid = UUID(uuidString: text) else {
+            throw ObservationProblem(field: name, message: "expected a UUID such as E2C56DB5-DFFB-48D2-B060-D0F5A71096E0, got \"\(text)\"")
+        }
+        return uuid
+    }
+
+    /// Refuses fields the record's type does not have, so a misspelt optional field is not lost.
+    func requireOnly(_ allowed: Set<String>, type: String) throws(ObservationProblem) {
+        for field in fields where !allowed.contains(field.name) {
+            if case .json(.null) = field.value { continue }
+            throw ObservationProblem(field: field.name, message: "a \(type) record has no field \"\(field.name)\" (it has: \(allowed.sorted().joined(separator: ", ")))")
+        }
+    }
+}

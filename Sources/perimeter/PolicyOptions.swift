@@ -1,0 +1,45 @@
+import ArgumentParser
+import Perimeter
+
+/// SPEC's policy values, one flag each.
+struct PolicyOptions: ParsableArguments {
+    @Option(help: "Hysteresis H in metres: a fix must be this far past a boundary to change state.")
+    var hysteresis: Double = 0
+
+    @Option(help: "Accuracy weight k: the margin is max(H, k × accuracy).")
+    var accuracyWeight: Double = 1
+
+    @Option(help: "Seconds the new side must hold before a geographic change completes.")
+    var confirmation: Double = 0
+
+    @Option(help: "Seconds without a matching sighting before a beacon condition becomes unsatisfied.")
+    var beaconExitTimeout: Double = 30
+
+    @Option(help: "Seconds an app still counts as in use after leaving the foreground.")
+    var gracePeriod: Double = 5
+
+    @Option(help: "Events held per device during provisional always.")
+    var holdingCapacity: Int = 1
+
+    @Option(help: "Seconds a held event is kept before it is dropped as expired.")
+    var maximumHoldingAge: Double = 3600
+
+    @Option(help: "Starting state of conditions without their own 'assuming': unknown, satisfied or unsatisfied.")
+    var assume: ConditionState = .unknown
+
+    func policy() throws -> MonitoringPolicy {
+        var policy = MonitoringPolicy()
+        policy.hysteresis = hysteresis
+        policy.accuracyWeight = accuracyWeight
+        policy.confirmation = confirmation
+        policy.beaconExitTimeout = beaconExitTimeout
+        policy.gracePeriod = gracePeriod
+        policy.holdingCapacity = holdingCapacity
+        policy.maximumHoldingAge = maximumHoldingAge
+        policy.defaultAssumption = assume
+        if let problem = policy.problem() { throw ValidationError(problem) }
+        return policy
+    }
+}
+
+extension ConditionState: ExpressibleByArgument {}

@@ -1,0 +1,33 @@
+import ArgumentParser
+import Perimeter
+import PerimeterIO
+
+struct Validate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Check a conditions file and print every problem, each with its line, feature and field."
+    )
+
+    @Option(help: "GeoJSON FeatureCollection of conditions.")
+    var conditions: String
+
+    @Flag(help: "Accept invalid polygons that GEOS make-valid can repair.")
+    var repairPolygons = false
+
+    func run() throws {
+        do {
+            let definitions = try ConditionsReader.read(contentsOf: conditions, repair: repairPolygons)
+            var circles = 0, polygons = 0, beacons = 0
+            for definition in definitions {
+                switch definition.condition {
+                case .circle: circles += 1
+                case .polygon: polygons += 1
+                case .beacon: beacons += 1
+                }
+            }
+            print("\(conditions): \(definitions.count) conditions OK (\(circles) circles, \(polygons) polygons, \(beacons) beacons)")
+        } catch {
+            for problem in error.errors { print(problem.description) }
+            throw CommandSupport.fail("\(conditions): \(error.errors.count) problem\(error.errors.count == 1 ? "" : "s")")
+        }
+    }
+}
