@@ -44,12 +44,23 @@ extension GeoPolygon {
             if ring.first != ring.last {
                 problems.append(GeometryProblem(field: field, message: "ring is not closed (first position differs from last)"))
             }
-            for (i, c) in ring.enumerated() where !c.isValid {
+            for (i, c) in ring.enumerated() where !c.isValidPolygonVertex {
                 problems.append(GeometryProblem(
                     field: "\(field)[\(i)]",
                     message: "position [\(c.longitude), \(c.latitude)] is out of range (lon −180…180, lat −90…90)"))
             }
         }
         return problems
+    }
+}
+
+extension Coordinate {
+    /// Polygon vertices may overshoot ±180/±90 by float noise: real data sets do (Natural Earth's
+    /// Russia reaches 180.00000000000006). Such vertices are kept exactly as written, since GEOS works on
+    /// the raw coordinates; anything further out is an error.
+    static let vertexTolerance = 1e-9
+
+    var isValidPolygonVertex: Bool {
+        abs(latitude) <= 90 + Self.vertexTolerance && abs(longitude) <= 180 + Self.vertexTolerance
     }
 }

@@ -140,6 +140,10 @@ private struct FeatureReader {
             switch type {
             case "Point":
                 let center = try position(coordinates, field: "geometry.coordinates", line: coordinatesLine)
+                guard center.isValid else {
+                    throw LocatedProblem(line: coordinatesLine, field: "geometry.coordinates",
+                                         message: "position [\(center.longitude), \(center.latitude)] is out of range (lon −180…180, lat −90…90)")
+                }
                 guard case .number(_, let radius)? = properties["radius"] else {
                     throw LocatedProblem(line: properties.line(of: "radius"), field: "properties.radius",
                                          message: "a circle (Point) needs a radius in metres")
@@ -184,12 +188,7 @@ private struct FeatureReader {
               case .number(_, let lon) = numbers[0], case .number(_, let lat) = numbers[1] else {
             throw LocatedProblem(line: line, field: field, message: "expected a position [longitude, latitude]")
         }
-        let c = Coordinate(latitude: lat, longitude: lon)
-        guard c.isValid else {
-            throw LocatedProblem(line: line, field: field,
-                                 message: "position [\(lon), \(lat)] is out of range (lon −180…180, lat −90…90)")
-        }
-        return c
+        return Coordinate(latitude: lat, longitude: lon)
     }
 
     private func polygonRings(_ value: JSONValue, field: String, line: Int) throws(LocatedProblem) -> GeoPolygon {

@@ -1,0 +1,53 @@
+import Foundation
+import Testing
+@testable import Perimeter
+@testable import PerimeterIO
+
+/// Paths and helpers shared by the I/O and end-to-end tests.
+enum Fixture {
+    /// The package root, found from this file's location.
+    static let root: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    static func path(_ relative: String) -> String {
+        root.appendingPathComponent("Fixtures").appendingPathComponent(relative).path
+    }
+
+    static func text(_ relative: String) throws -> String {
+        try String(contentsOfFile: path(relative), encoding: .utf8)
+    }
+
+    /// A temporary file path that is removed when the test's process ends (or by the caller).
+    static func temporaryPath(_ name: String) -> String {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("perimeter-tests-\(ProcessInfo.processInfo.processIdentifier)")
+        try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir.appendingPathComponent(UUID().uuidString + "-" + name).path
+    }
+
+    static func write(_ text: String, named name: String) throws -> String {
+        let path = temporaryPath(name)
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    /// An engine loaded with a conditions fixture.
+    static func engine(_ conditions: String, policy: MonitoringPolicy = MonitoringPolicy()) throws -> MonitoringEngine {
+        var engine = MonitoringEngine(policy: policy)
+        for definition in try ConditionsReader.read(contentsOf: path(conditions)) {
+            try engine.add(definition.condition, identifier: definition.identifier, assuming: definition.assuming)
+        }
+        return engine
+    }
+}
+
+/// A small, fast, seeded generator so that random tests are repeatable.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
