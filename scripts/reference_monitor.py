@@ -1,18 +1,27 @@
 #!/usr/bin/env python3
-"""Reference implementation (test oracle) of Perimeter's condition state machine.
+"""Reference implementation (test oracle) of Perimeter's condition state machine and delivery.
 
 This is deliberately plain: it favours obviously-correct code over speed. It covers
 SPEC.md sections 1, 2 and 4 for geographic (circle, polygon, multipolygon) and beacon
-conditions. There is no authorization model: every event is written as delivered,
-with no reason and no diagnostics.
+conditions, and section 3 (authorization and delivery: in use and the grace period,
+prompts and answers, Settings changes, Allow Once, reduced accuracy and temporary full
+accuracy, provisional always with its held events). `session` records are read and
+ignored (they only advance the device's clock); the ios18 profile is not modelled.
+
+With the default `--initial-authorization always` every device starts authorized
+always, with full accuracy, location services on and the app in the foreground, so a
+recording without authorization records has every event delivered.
 
 Usage:
     python3 scripts/reference_monitor.py --conditions FILE --observations FILE \
         [--hysteresis M] [--accuracy-weight K] [--confirmation S] \
-        [--beacon-exit-timeout S] [--assume unknown|satisfied|unsatisfied]
+        [--beacon-exit-timeout S] [--assume unknown|satisfied|unsatisfied] \
+        [--initial-authorization always|notDetermined|restricted] \
+        [--grace-period S] [--holding-capacity N] [--maximum-holding-age S]
 
 Observations are read as JSON Lines (.jsonl) or CSV (.csv), chosen by extension.
-Events are written to stdout as JSON Lines.
+Events are written to stdout as JSON Lines. A bad record (including an answer that the
+open prompt does not take) is reported as FILE:LINE on stderr, with exit status 1.
 
 Dependencies: the Python standard library and shapely 2 (covers() gives the sign of
 the distance to a polygon, exactly as GEOS does).
@@ -41,7 +50,31 @@ SATISFIED = "satisfied"
 UNSATISFIED = "unsatisfied"
 STATES = (UNKNOWN, SATISFIED, UNSATISFIED)
 
-IGNORED_RECORD_TYPES = ("app", "request", "answer", "settings", "session")
+IGNORED_RECORD_TYPES = ("session",)
+
+# authorization (SPEC section 3)
+NOT_DETERMINED = "notDetermined"
+DENIED = "denied"
+RESTRICTED = "restricted"
+WHEN_IN_USE = "whenInUse"
+ALWAYS = "always"
+INITIAL_AUTHORIZATIONS = (ALWAYS, NOT_DETERMINED, RESTRICTED)
+
+FOREGROUND = "foreground"
+BACKGROUND = "background"
+INDICATOR = "indicator"
+TERMINATED = "terminated"
+APP_STATES = (FOREGROUND, BACKGROUND, INDICATOR, TERMINATED)
+
+TEMPORARY_FULL_ACCURACY = "temporaryFullAccuracy"
+REQUESTS = (WHEN_IN_USE, ALWAYS, TEMPORARY_FULL_ACCURACY)
+CHOICES = ("allowOnce", "allowWhileUsing", "deny", "allowAlways", "keepWhileUsing")
+SETTINGS_STATUSES = ("never", "whenInUse", "always", "askNextTime")
+
+# open prompts
+FIRST_PROMPT = "first"
+ALWAYS_PROMPT = "always"
+ACCURACY_PROMPT = "temporaryFullAccuracy"
 
 
 class InputError(Exception):
@@ -259,6 +292,10 @@ class Record:
         self.t = t  # integer nanoseconds
         self.lat = self.lon = self.accuracy = None
         self.uuid = self.major = self.minor = None
+        self.app_state = None  # app
+        self.what = self.purpose = None  # request
+        self.choice = self.precise = None  # answer (precise: None when absent)
+        self.settings = None  # settings: dict with any of status, precise, locationServices
 
 
 def time_from_json(value):
@@ -279,7 +316,31 @@ def time_from_cell(text):
     return seconds_to_ns(value)
 
 
-def build_record(line, fields, read_time, read_float, read_int):
+def json_bool(value):
+    if not isinstance(value, bool):
+        raise ValueError("expected true or false, got %r" % (value,))
+    return value
+
+
+def cell_bool(text):
+    if text == "true":
+        return True
+    if text == "false":
+        return False
+    raise ValueError("expected true or false, got %r" % (text,))
+
+
+def read_choice(fields, name, allowed, kind):
+    if name not in fields:
+        raise ValueError("%s without %r" % (kind, name))
+    value = fields[name]
+    if not isinstance(value, str) or value not in allowed:
+        raise ValueError("%s: %s must be one of %s, got %r"
+                         % (kind, name, ", ".join(allowed), value))
+    return value
+
+
+def build_record(line, fields, read_time, read_float, read_int, read_bool=json_bool):
     """fields: field name -> raw value (absent fields missing)."""
     for name in ("type", "device", "t"):
         if name not in fields:
@@ -306,6 +367,27 @@ def build_record(line, fields, read_time, read_float, read_int):
         record.uuid = fields["uuid"]
         record.major = read_int(fields["major"])
         record.minor = read_int(fields["minor"])
+    elif kind == "app":
+        record.app_state = read_choice(fields, "state", APP_STATES, kind)
+    elif kind == "request":
+        record.what = read_choice(fields, "what", REQUESTS, kind)
+        if "purpose" in fields:
+            if not isinstance(fields["purpose"], str):
+                raise ValueError("request: purpose must be a string")
+            record.purpose = fields["purpose"]
+    elif kind == "answer":
+        record.choice = read_choice(fields, "choice", CHOICES, kind)
+        if "precise" in fields:
+            record.precise = read_bool(fields["precise"])
+    elif kind == "settings":
+        record.settings = {}
+        if "status" in fields:
+            record.settings["status"] = read_choice(fields, "status", SETTINGS_STATUSES, kind)
+        for name in ("precise", "locationServices"):
+            if name in fields:
+                record.settings[name] = read_bool(fields[name])
+        if not record.settings:
+            raise ValueError("settings without status, precise or locationServices")
     elif kind not in IGNORED_RECORD_TYPES:
         raise ValueError("unknown record type %r" % kind)
     return record
@@ -351,7 +433,7 @@ def read_csv(path):
                 if len(row) > len(header):
                     raise ValueError("more cells than header columns")
                 fields = {name: cell for name, cell in zip(header, row) if cell != ""}
-                yield build_record(line_number, fields, time_from_cell, float, int)
+                yield build_record(line_number, fields, time_from_cell, float, int, cell_bool)
             except (ValueError, InvalidOperation) as error:
                 raise InputError("%s:%d: %s" % (path, line_number, error))
 
@@ -371,39 +453,140 @@ class BeaconPair:
         self.due = None  # time (ns) at which the exit is due, or None
 
 
+class Authorization:
+    """What the person gave one device's app (SPEC section 3), and the app's state."""
+
+    def __init__(self, initial):
+        self.status = initial
+        self.temporary = False  # whenInUse from Allow Once
+        self.provisional = False  # always during provisional always
+        self.provisional_used = False  # the provisional period was entered once
+        self.always_request_used = False  # a request for always has had its effect
+        self.full_accuracy = True
+        self.accuracy_grant = False  # temporary full accuracy
+        self.location_services = True
+        # `always` starts in use (foreground); a fresh install starts out of use.
+        self.app_state = FOREGROUND if initial == ALWAYS else BACKGROUND
+        self.left_foreground_at = None  # ns, set by foreground -> background only
+        self.prompt = None  # None | (FIRST_PROMPT, always_intent) | (ALWAYS_PROMPT, deferred)
+        #                     | (ACCURACY_PROMPT, None)
+        self.held = []  # held events, oldest first
+
+
 class Device:
-    def __init__(self, name, first_t):
+    def __init__(self, name, first_t, initial_authorization):
         self.name = name
         self.first_t = first_t
         self.last_t = first_t
         self.last_line = None
         self.pairs = {}  # condition identifier -> GeoPair | BeaconPair
+        self.auth = Authorization(initial_authorization)
 
 
 class Monitor:
     def __init__(self, conditions, hysteresis, accuracy_weight, confirmation_ns,
-                 exit_timeout_ns, assume):
+                 exit_timeout_ns, assume, initial_authorization=ALWAYS,
+                 grace_ns=5 * NS_PER_S, holding_capacity=1, maximum_holding_age_ns=3600 * NS_PER_S):
         self.conditions = conditions
         self.hysteresis = hysteresis
         self.accuracy_weight = accuracy_weight
         self.confirmation_ns = confirmation_ns
         self.exit_timeout_ns = exit_timeout_ns
         self.assume = assume
+        self.initial_authorization = initial_authorization
+        self.grace_ns = grace_ns
+        self.holding_capacity = holding_capacity
+        self.maximum_holding_age_ns = maximum_holding_age_ns
         self.devices = {}  # insertion order = order of first appearance
-        self.events = []
+        self.events = []  # output lines, in the order they are produced
+        self.requests_not_in_use = 0  # requests made outside the foreground (summary only)
+
+    # ----------------------------------------------------------------- in use, lapses
+
+    def in_use(self, auth, t):
+        if auth.app_state in (FOREGROUND, INDICATOR):
+            return True
+        if auth.app_state == BACKGROUND and auth.left_foreground_at is not None:
+            return t <= auth.left_foreground_at + self.grace_ns  # the grace period
+        return False
+
+    def settle(self, auth, t):
+        """Apply the lapses due by time t (lazily): not in use at t ends Allow Once and
+        a temporary full-accuracy grant."""
+        if self.in_use(auth, t):
+            return
+        if auth.status == WHEN_IN_USE and auth.temporary:
+            auth.status = NOT_DETERMINED
+            auth.temporary = False
+        auth.accuracy_grant = False
+
+    # ----------------------------------------------------------------- verdicts
+
+    def verdict(self, auth, t):
+        """(delivery, reason, diagnostics) of an event dated t."""
+        self.settle(auth, t)
+        if not auth.location_services:
+            return ("dropped", "authorizationDenied",
+                    ["authorizationDenied", "authorizationDeniedGlobally"])
+        if auth.status == DENIED:
+            return ("dropped", "authorizationDenied", ["authorizationDenied"])
+        if auth.status == RESTRICTED:
+            return ("dropped", "authorizationRestricted", ["authorizationRestricted"])
+        if auth.status == NOT_DETERMINED:
+            if auth.prompt is not None:
+                return ("dropped", "notDetermined", ["authorizationRequestInProgress"])
+            return ("dropped", "notDetermined", ["insufficientlyInUse"])
+        if not auth.full_accuracy and not auth.accuracy_grant:
+            return ("dropped", "accuracyLimited", ["accuracyLimited"])
+        if auth.status == ALWAYS and not auth.provisional:
+            return ("delivered", None, [])
+        if auth.status == WHEN_IN_USE:
+            if self.in_use(auth, t):
+                return ("delivered", None, [])
+            return ("dropped", "insufficientlyInUse", ["insufficientlyInUse"])
+        assert auth.status == ALWAYS and auth.provisional
+        if self.in_use(auth, t):
+            return ("delivered", None, [])
+        return ("held", "provisionalAlways", ["insufficientlyInUse"])
+
+    def write(self, event, delivery, reason, diagnostics, cause):
+        line = dict(event)
+        line["delivery"] = delivery
+        line["reason"] = reason
+        line["diagnostics"] = list(diagnostics)
+        line["cause"] = cause
+        self.events.append(line)
 
     def emit(self, device, condition, state, date, cause, refinement=None):
-        self.events.append({
+        event = {
             "device": device.name,
             "identifier": condition.identifier,
             "state": state,
             "date": date,
             "refinement": refinement,
-            "cause": cause,
-        })
+        }
+        auth = device.auth
+        delivery, reason, diagnostics = self.verdict(auth, date)
+        self.write(event, delivery, reason, diagnostics, cause)
+        if delivery != "held":
+            return
+        if auth.prompt is None:
+            auth.prompt = (ALWAYS_PROMPT, True)  # the deferred always prompt
+        auth.held.append(event)
+        if len(auth.held) > self.holding_capacity:
+            oldest = auth.held.pop(0)
+            self.write(oldest, "dropped", "displaced", [], cause)
+
+    def release_held(self, auth, delivery, reason, cause):
+        """Final lines of every held event, oldest first."""
+        for event in auth.held:
+            self.write(event, delivery, reason, [], cause)
+        auth.held = []
+
+    # ----------------------------------------------------------------- stream time
 
     def new_device(self, name, first_t):
-        device = Device(name, first_t)
+        device = Device(name, first_t, self.initial_authorization)
         for condition in self.conditions:
             initial = condition.assuming or self.assume
             if condition.kind == "beacon":
@@ -416,21 +599,42 @@ class Monitor:
         self.devices[name] = device
         return device
 
-    def fire_exits(self, device, fires, cause):
-        """Fire the due beacon exits for which fires(due) is true, by due time then file order."""
-        due = []
-        for condition in self.conditions:
-            if condition.kind != "beacon":
-                continue
-            pair = device.pairs[condition.identifier]
-            if pair.due is not None and fires(pair.due):
-                due.append((pair.due, condition.index, condition))
-        due.sort(key=lambda item: (item[0], item[1]))
-        for when, _, condition in due:
-            pair = device.pairs[condition.identifier]
-            pair.state = UNSATISFIED
-            pair.due = None
-            self.emit(device, condition, UNSATISFIED, when, cause)
+    def advance(self, device, exit_fires, expiry_fires, cause):
+        """Fire due beacon exits and held-event expiries in chronological order.
+
+        exit_fires(due) / expiry_fires(instant) say which are due. Ties: an expiry before
+        an exit at the same instant; expiries oldest first; exits in file order.
+        """
+        auth = device.auth
+        while True:
+            best = None
+            for position, event in enumerate(auth.held):
+                instant = event["date"] + self.maximum_holding_age_ns
+                if expiry_fires(instant):
+                    key = (instant, 0, position)
+                    if best is None or key < best[0]:
+                        best = (key, position)
+            for condition in self.conditions:
+                if condition.kind != "beacon":
+                    continue
+                pair = device.pairs[condition.identifier]
+                if pair.due is not None and exit_fires(pair.due):
+                    key = (pair.due, 1, condition.index)
+                    if best is None or key < best[0]:
+                        best = (key, condition)
+            if best is None:
+                return
+            (instant, kind, _), item = best
+            if kind == 0:
+                event = auth.held.pop(item)
+                self.write(event, "dropped", "expired", [], cause)
+            else:
+                pair = device.pairs[item.identifier]
+                pair.state = UNSATISFIED
+                pair.due = None
+                self.emit(device, item, UNSATISFIED, instant, cause)
+
+    # ----------------------------------------------------------------- records
 
     def apply_fix(self, device, record):
         if record.accuracy < 0:
@@ -477,6 +681,125 @@ class Monitor:
                 self.emit(device, condition, SATISFIED, record.t, record.line, refinement)
             pair.due = record.t + self.exit_timeout_ns  # lastSeen + timeout
 
+    def apply_app(self, device, record):
+        auth = device.auth
+        new = record.app_state
+        old = auth.app_state
+        if new == old:
+            return  # changes nothing
+        if old == FOREGROUND and new == BACKGROUND:
+            auth.left_foreground_at = record.t  # the grace period starts
+        else:
+            # Grace only follows foreground -> background; indicator -> background and
+            # terminated are out of use at once.
+            auth.left_foreground_at = None
+        auth.app_state = new
+
+    def apply_request(self, device, record):
+        auth = device.auth
+        if auth.app_state != FOREGROUND:
+            self.requests_not_in_use += 1  # prompts appear only in the foreground
+            return
+        if auth.prompt is not None:
+            return
+        if record.what == WHEN_IN_USE:
+            if auth.status == NOT_DETERMINED:
+                auth.prompt = (FIRST_PROMPT, False)
+        elif record.what == ALWAYS:
+            if auth.always_request_used:
+                return
+            if auth.status == NOT_DETERMINED:
+                auth.prompt = (FIRST_PROMPT, True)
+                auth.always_request_used = True
+            elif auth.status == WHEN_IN_USE and not auth.temporary:
+                auth.prompt = (ALWAYS_PROMPT, False)  # iOS 13.4: at once
+                auth.always_request_used = True
+        else:  # temporaryFullAccuracy
+            if (auth.status in (WHEN_IN_USE, ALWAYS) and not auth.full_accuracy
+                    and not auth.accuracy_grant):
+                auth.prompt = (ACCURACY_PROMPT, None)
+
+    def apply_answer(self, device, record, source):
+        auth = device.auth
+        choice = record.choice
+
+        def bad(reason):
+            raise InputError("%s:%d: %s" % (source, record.line, reason))
+
+        if auth.prompt is None:
+            bad("answer %r with no open prompt" % choice)
+        kind, flag = auth.prompt
+        if record.precise is not None and kind != FIRST_PROMPT:
+            bad("precise is only taken by the first prompt, the open prompt is %r" % kind)
+        offered = {
+            FIRST_PROMPT: ("allowOnce", "allowWhileUsing", "deny"),
+            ALWAYS_PROMPT: ("allowAlways", "keepWhileUsing"),
+            ACCURACY_PROMPT: ("allowOnce", "deny"),
+        }[kind]
+        if choice not in offered:
+            bad("the open %s prompt does not offer %r" % (kind, choice))
+        if kind == FIRST_PROMPT:
+            precise = True if record.precise is None else record.precise
+            if choice == "allowOnce":
+                auth.status = WHEN_IN_USE
+                auth.temporary = True
+                auth.full_accuracy = precise
+            elif choice == "allowWhileUsing":
+                auth.full_accuracy = precise
+                auth.temporary = False
+                if flag and not auth.provisional_used:  # the request was for always
+                    auth.status = ALWAYS
+                    auth.provisional = True
+                    auth.provisional_used = True
+                else:
+                    auth.status = WHEN_IN_USE
+            else:  # deny
+                auth.status = DENIED
+                auth.temporary = False
+        elif kind == ALWAYS_PROMPT:
+            deferred = flag
+            if choice == "allowAlways":
+                auth.status = ALWAYS
+                auth.provisional = False
+                if deferred:
+                    self.release_held(auth, "delivered", None, record.line)
+            else:  # keepWhileUsing
+                if deferred:
+                    auth.status = WHEN_IN_USE
+                    auth.temporary = False
+                    auth.provisional = False
+                    self.release_held(auth, "dropped", "alwaysAuthorizationDenied", record.line)
+        else:  # temporary full accuracy
+            if choice == "allowOnce":
+                auth.accuracy_grant = True
+        auth.prompt = None
+
+    def apply_settings(self, device, record):
+        auth = device.auth
+        settings = record.settings
+        if "locationServices" in settings:
+            auth.location_services = settings["locationServices"]
+        if "precise" in settings:
+            auth.full_accuracy = settings["precise"]
+        if "status" in settings:
+            status = settings["status"]
+            if auth.provisional:
+                auth.provisional = False
+                if status == "always":
+                    self.release_held(auth, "delivered", None, record.line)
+                elif status == "never":
+                    self.release_held(auth, "dropped", "authorizationDenied", record.line)
+                else:
+                    self.release_held(auth, "dropped", "alwaysAuthorizationDenied", record.line)
+            auth.prompt = None
+            auth.temporary = False
+            auth.status = {
+                "never": DENIED,
+                "whenInUse": WHEN_IN_USE,
+                "always": ALWAYS,
+                "askNextTime": NOT_DETERMINED,
+            }[status]
+
     def process(self, records, source="observations"):
         for record in records:
             device = self.devices.get(record.device)
@@ -486,17 +809,27 @@ class Monitor:
                 raise InputError("%s:%d: record of device %r is older than its previous record"
                                  % (source, record.line, record.device))
             t = record.t
-            self.fire_exits(device, lambda due: due < t, record.line)
+            self.advance(device, lambda due: due < t, lambda instant: instant < t, record.line)
             device.last_t = t
             device.last_line = record.line
+            self.settle(device.auth, t)
             if record.kind == "fix":
                 self.apply_fix(device, record)
             elif record.kind == "sighting":
                 self.apply_sighting(device, record)
-            # other record types only advance the device's clock
+            elif record.kind == "app":
+                self.apply_app(device, record)
+            elif record.kind == "request":
+                self.apply_request(device, record)
+            elif record.kind == "answer":
+                self.apply_answer(device, record, source)
+            elif record.kind == "settings":
+                self.apply_settings(device, record)
+            # session records only advance the device's clock
         for device in self.devices.values():
             last = device.last_t
-            self.fire_exits(device, lambda due: due <= last, device.last_line)
+            self.advance(device, lambda due: due <= last, lambda instant: instant < last,
+                         device.last_line)
 
 
 # --------------------------------------------------------------------------- output
@@ -512,11 +845,13 @@ def format_event(event):
     else:
         refinement_text = '{"uuid":%s,"major":%d,"minor":%d}' % (
             json_string(refinement["uuid"]), refinement["major"], refinement["minor"])
-    return ('{"device":%s,"identifier":%s,"state":%s,"date":%s,"delivery":"delivered",'
-            '"reason":null,"refinement":%s,"diagnostics":[],"cause":%d}') % (
+    reason = "null" if event["reason"] is None else json_string(event["reason"])
+    diagnostics = ",".join(json_string(name) for name in event["diagnostics"])
+    return ('{"device":%s,"identifier":%s,"state":%s,"date":%s,"delivery":%s,'
+            '"reason":%s,"refinement":%s,"diagnostics":[%s],"cause":%d}') % (
         json_string(event["device"]), json_string(event["identifier"]),
         json_string(event["state"]), json_string(format_date(event["date"])),
-        refinement_text, event["cause"])
+        json_string(event["delivery"]), reason, refinement_text, diagnostics, event["cause"])
 
 
 def read_observations(path):
@@ -536,12 +871,18 @@ def main(argv=None):
     parser.add_argument("--confirmation", default="0")
     parser.add_argument("--beacon-exit-timeout", default="30")
     parser.add_argument("--assume", choices=STATES, default=UNKNOWN)
+    parser.add_argument("--initial-authorization", choices=INITIAL_AUTHORIZATIONS, default=ALWAYS)
+    parser.add_argument("--grace-period", default="5")
+    parser.add_argument("--holding-capacity", default="1")
+    parser.add_argument("--maximum-holding-age", default="3600")
     args = parser.parse_args(argv)
     try:
         if not (math.isfinite(args.hysteresis) and args.hysteresis >= 0):
             raise InputError("--hysteresis must be a finite number >= 0")
         if not (math.isfinite(args.accuracy_weight) and args.accuracy_weight >= 0):
             raise InputError("--accuracy-weight must be a finite number >= 0")
+        if not re.fullmatch(r"[0-9]+", args.holding_capacity):
+            raise InputError("--holding-capacity must be an integer >= 0")
         monitor = Monitor(
             load_conditions(args.conditions),
             hysteresis=args.hysteresis,
@@ -549,6 +890,11 @@ def main(argv=None):
             confirmation_ns=parse_seconds_option(args.confirmation, "--confirmation"),
             exit_timeout_ns=parse_seconds_option(args.beacon_exit_timeout, "--beacon-exit-timeout"),
             assume=args.assume,
+            initial_authorization=args.initial_authorization,
+            grace_ns=parse_seconds_option(args.grace_period, "--grace-period"),
+            holding_capacity=int(args.holding_capacity),
+            maximum_holding_age_ns=parse_seconds_option(args.maximum_holding_age,
+                                                        "--maximum-holding-age"),
         )
         monitor.process(read_observations(args.observations), args.observations)
     except InputError as error:

@@ -1,0 +1,141 @@
+import Foundation
+import Testing
+@testable import Perimeter
+@testable import PerimeterIO
+
+/// The tool and the library on the bundled fixtures, byte for byte against the expected events that
+/// the independent Python oracle (`scripts/reference_monitor.py`) produced.
+@Suite struct EndToEndTests {
+    /// The `perimeter` executable built next to the test bundle.
+    static var tool: URL {
+        get throws {
+            var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            for _ in 0..<4 {
+                let candidate = dir.appendingPathComponent("perimeter")
+                if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+                dir = dir.deletingLastPathComponent()
+            }
+            let fallback = Fixture.root.appendingPathComponent(".build/debug/perimeter")
+            guard FileManager.default.isExecutableFile(atPath: fallback.path) else {
+                throw ToolMissing()
+            }
+            return fallback
+        }
+    }
+
+    struct ToolMissing: Error, CustomStringConvertible {
+        var description: String { "the perimeter executable was not built next to the tests (run swift build first)" }
+    }
+
+    struct Run {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    static func run(_ arguments: [String], stdin: String? = nil) throws -> Run {
+        let process = Process()
+        process.executableURL = try tool
+        process.arguments = arguments
+        process.currentDirectoryURL = Fixture.root
+        let out = Pipe(), err = Pipe(), input = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = input
+        try process.run()
+        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+        try input.fileHandleForWriting.close()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                   stderr: String(decoding: errData, as: UTF8.self))
+    }
+
+    static let cases: [(observations: String, expected: String, flags: [String])] = [
+        ("city/observations.jsonl", "city/expected-events.jsonl", []),
+        ("city/observations.csv", "city/expected-events-csv.jsonl", []),
+        ("city/observations.jsonl", "city/expected-events-confirm10-h20.jsonl", ["--confirmation", "10", "--hysteresis", "20"]),
+    ]
+
+    @Test(arguments: cases.indices)
+    func toolReproducesTheExpectedEventsByteForByte(_ i: Int) throws {
+        let c = Self.cases[i]
+        let out = Fixture.temporaryPath("events.jsonl")
+        let run = try Self.run(["evaluate", "--conditions", "Fixtures/city/conditions.geojson",
+                                "--observations", "Fixtures/" + c.observations, "--out", out] + c.flags)
+        #expect(run.status == 0, "\(run.stderr)")
+        let produced = try String(contentsOfFile: out, encoding: .utf8)
+        let expected = try Fixture.text(c.expected)
+        #expect(produced == expected)
+        #expect(run.stderr.contains("197 records read, 0 rejected, \(expected.split(separator: "\n").count) events"))
+    }
+
+    @Test func standardInputStreamsToStandardOutput() throws {
+        let input = try Fixture.text("city/observations.jsonl")
+        let run = try Self.run(["evaluate", "--conditions", "Fixtures/city/conditions.geojson", "--observations", "-"], stdin: input)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout == (try Fixture.text("city/expected-events.jsonl")))
+        // Standard input has no extension: CSV is recognised from its header.
+        let csv = try Self.run(["evaluate", "--conditions", "Fixtures/city/conditions.geojson", "--observations", "-"],
+                               stdin: try Fixture.text("city/observations.csv"))
+        #expect(csv.stdout == (try Fixture.text("city/expected-events-csv.jsonl")))
+    }
+
+    @Test func outputIsDeterministic() throws {
+        let args = ["evaluate", "--conditions", "Fixtures/city/conditions.geojson", "--observations", "Fixtures/city/observations.jsonl"]
+        let first = try Self.run(args), second = try Self.run(args)
+        #expect(first.stdout == second.stdout)
+        #expect(!first.stdout.isEmpty)
+    }
+
+    @Test func libraryBatchEvaluationEqualsTheTool() throws {
+        var engine = try Fixture.engine("city/conditions.geojson")
+        var reader = try ObservationReader(path: Fixture.path("city/observations.jsonl"))
+        let out = Fixture.temporaryPath("library.jsonl")
+        var output = try BufferedOutput(path: out)
+        var quarantine: BufferedOutput? = nil
+        let summary = try BatchEvaluation.run(engine: &engine, observations: &reader, events: &output, quarantine: &quarantine)
+        _ = consume output
+        #expect(summary.recordsRead == 197)
+        #expect(summary.rejected == 0)
+        #expect(try String(contentsOfFile: out, encoding: .utf8) == (try Fixture.text("city/expected-events.jsonl")))
+    }
+
+    @Test func monitorActorYieldsTheSameEventsAndKeepsRecords() async throws {
+        let monitor = Monitor(name: "city")
+        for definition in try ConditionsReader.read(contentsOf: Fixture.path("city/conditions.geojson")) {
+            try await monitor.add(definition.condition, identifier: definition.identifier, assuming: definition.assuming)
+        }
+        let collector = Task { () -> [MonitorEvent] in
+            var all: [MonitorEvent] = []
+            for await event in monitor.events { all.append(event) }
+            return all
+        }
+        var reader = try ObservationReader(path: Fixture.path("city/observations.jsonl"))
+        var returned: [MonitorEvent] = []
+        while let next = reader.next() {
+            let record = try next.get()
+            // Feed in batches of one device's consecutive records where possible, otherwise one at a time.
+            returned += try await monitor.process(record.observation, device: record.device)
+        }
+        returned += await monitor.finish()
+        let streamed = await collector.value
+        #expect(streamed == returned)
+        // The monitor numbers causes itself; compare everything else with the expected file.
+        let expected = try Fixture.text("city/expected-events.jsonl").split(separator: "\n").map(String.init)
+        let produced = streamed.map { event in
+            var e = event
+            e.cause = 0
+            return EventEncoding.jsonLine(e)
+        }
+        let expectedWithoutCause = expected.map { $0.replacingOccurrences(of: #","cause":\d+\}"#, with: #","cause":0}"#, options: .regularExpression) + "\n" }
+        #expect(produced == expectedWithoutCause)
+
+        let last = try #require(streamed.last(where: { $0.device == "dave" && $0.identifier == "store-any" }))
+        let record = try #require(await monitor.record(for: "store-any", device: "dave"))
+        #expect(record.lastEvent == last)
+        #expect(record.state == last.state)
+        #expect(await monitor.record(for: "nope") == nil)
+    }
+}

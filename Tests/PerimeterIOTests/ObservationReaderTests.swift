@@ -1,0 +1,116 @@
+import Foundation
+import Testing
+@testable import Perimeter
+@testable import PerimeterIO
+
+/// Bad observation records: each named by file, line and field; stop by default, quarantine on request.
+@Suite struct ObservationReaderTests {
+    static func firstError(_ text: String, name: String = "obs.jsonl") throws -> InputError? {
+        let path = try Fixture.write(text, named: name)
+        var reader = try ObservationReader(path: path)
+        while let next = reader.next() {
+            if case .failure(let error) = next { return error }
+        }
+        return nil
+    }
+
+    static let good = #"{"type":"fix","device":"d","t":"2026-03-01T08:00:00Z","lat":48.85,"lon":2.35,"accuracy":5}"#
+
+    @Test(arguments: [
+        (#"{"type":"fix","device":"d","t":"2026-03-01T08:00:01Z","lon":2.35,"accuracy":5}"#, "lat", "missing"),
+        (#"{"type":"fix","device":"d","t":"2026-03-01T08:00:01Z","lat":"north","lon":2.35,"accuracy":5}"#, "lat", "expected a number"),
+        (#"{"type":"fix","device":"d","t":"yesterday","lat":1,"lon":2.35,"accuracy":5}"#, "t", "RFC 3339"),
+        (#"{"type":"fix","device":"d","t":"2026-02-30T08:00:00Z","lat":1,"lon":2.35,"accuracy":5}"#, "t", "RFC 3339"),
+        (#"{"type":"fix","device":"d","t":1,"lat":1,"lon":2,"accuracy":5,"sped":3}"#, "sped", "has no field"),
+        (#"{"type":"teleport","device":"d","t":1}"#, "type", "unknown record type"),
+        (#"{"type":"sighting","device":"d","t":1,"uuid":"x","major":1,"minor":2,"rssi":-50}"#, "uuid", "expected a UUID"),
+        (#"{"type":"sighting","device":"d","t":1,"uuid":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0","major":1.5,"minor":2,"rssi":-50}"#, "major", "integer"),
+        (#"{"type":"fix","device":"","t":1,"lat":1,"lon":2,"accuracy":5}"#, "device", "empty"),
+    ])
+    func badFieldsAreNamed(_ record: String, _ field: String, _ message: String) throws {
+        let error = try #require(try Self.firstError(Self.good + "\n" + record + "\n"))
+        #expect(error.line == 2)
+        #expect(error.field == field)
+        #expect(error.message.contains(message), "\(error)")
+    }
+
+    @Test func brokenJSONAndCSVAreNamed() throws {
+        let json = try #require(try Self.firstError(Self.good + "\n{\"type\":\"fix\",\n"))
+        #expect(json.line == 2)
+        #expect(json.field == nil)
+        #expect(json.message.hasPrefix("not a JSON object"))
+
+        let header = "type,device,t,lat,lon,accuracy\n"
+        let cells = try #require(try Self.firstError(header + "fix,d,1,1,2\n", name: "obs.csv"))
+        #expect(cells.line == 2)
+        #expect(cells.message.contains("expected 6 cells"))
+        let column = try #require(try Self.firstError("type,device,t,latitude\n", name: "obs.csv"))
+        #expect(column.field == "latitude")
+        #expect(column.message.contains("unknown column"))
+        let quoted = try #require(try Self.firstError(header + "fix,\"d,1,1,2,3\n", name: "obs.csv"))
+        #expect(quoted.message.contains("unterminated"))
+    }
+
+    @Test func csvQuotingAndEmptyCellsWork() throws {
+        let path = try Fixture.write("type,device,t,lat,lon,accuracy,speed\nfix,\"a, \"\"quoted\"\" device\",1709280000.5,1,2,3,\n", named: "q.csv")
+        var reader = try ObservationReader(path: path)
+        let record = try #require(try reader.next()?.get())
+        #expect(record.device == "a, \"quoted\" device")
+        guard case .fix(let fix) = record.observation else { Issue.record("not a fix"); return }
+        #expect(fix.speed == nil)
+        #expect(fix.time == Timestamp(nanosecondsSinceEpoch: 1_709_280_000_500_000_000))
+    }
+
+    /// Runs the tool on `records` with the city conditions.
+    static func evaluate(_ records: [String], extra: [String] = []) throws -> (EndToEndTests.Run, String) {
+        let path = try Fixture.write(records.joined(separator: "\n") + "\n", named: "obs.jsonl")
+        let run = try EndToEndTests.run(["evaluate", "--conditions", "Fixtures/city/conditions.geojson", "--observations", path] + extra)
+        return (run, path)
+    }
+
+    static let stream = [
+        good,
+        #"{"type":"fix","device":"d","t":"2026-03-01T08:00:10Z","lat":95,"lon":2.35,"accuracy":5}"#,
+        #"{"type":"fix","device":"d","t":"2026-03-01T07:59:00Z","lat":48.85,"lon":2.35,"accuracy":5}"#,
+        #"{"type":"fix","device":"d","t":"2026-03-01T08:00:20Z","lat":48.8606,"lon":2.3376,"accuracy":5}"#,
+    ]
+
+    @Test func defaultStopsAtTheFirstBadRecordWithFileLineAndField() throws {
+        let (run, path) = try Self.evaluate(Self.stream)
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("\(path):2: field \"lat\": latitude 95.0 is outside −90…90"), "\(run.stderr)")
+        #expect(!run.stdout.isEmpty)  // events of line 1 were written before stopping
+    }
+
+    @Test func quarantineWritesEachBadRecordWithItsReasonAndGoesOn() throws {
+        let quarantine = Fixture.temporaryPath("quarantine.jsonl")
+        let (run, path) = try Self.evaluate(Self.stream, extra: ["--quarantine", quarantine])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("4 records read, 2 rejected"))
+        let lines = try String(contentsOfFile: quarantine, encoding: .utf8).split(separator: "\n").map(String.init)
+        #expect(lines.count == 2)
+        let first = try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as! [String: Any]
+        #expect(first["file"] as? String == path)
+        #expect(first["line"] as? Int == 2)
+        #expect(first["field"] as? String == "lat")
+        #expect(first["record"] as? String == Self.stream[1])
+        let second = try JSONSerialization.jsonObject(with: Data(lines[1].utf8)) as! [String: Any]
+        #expect(second["line"] as? Int == 3)
+        #expect(second["field"] as? String == "t")
+        #expect((second["reason"] as? String)?.contains("older than device \"d\"'s previous record") == true)
+        // Line 4 was still evaluated: it moved the device.
+        #expect(run.stdout.contains("\"cause\":4"))
+    }
+
+    @Test func outOfOrderRecordsAreNeverReordered() throws {
+        var engine = try Fixture.engine("city/conditions.geojson")
+        var events: [MonitorEvent] = []
+        let later = Fix(time: T0.t.adding(TimeSpan(seconds: 10)), coordinate: Coordinate(latitude: 48.85, longitude: 2.35), horizontalAccuracy: 5)
+        try engine.process(.fix(later), device: "d", cause: 1, into: &events)
+        let count = events.count
+        #expect(throws: ObservationProblem.self) {
+            try engine.process(.fix(Fix(time: T0.t, coordinate: later.coordinate, horizontalAccuracy: 5)), device: "d", cause: 2, into: &events)
+        }
+        #expect(events.count == count)
+    }
+}
