@@ -22,6 +22,9 @@ struct Evaluate: ParsableCommand {
     @Option(help: "Write bad records with their reason to this file and go on (default: stop at the first).")
     var quarantine: String?
 
+    @Option(help: "Write authorization changes (status, accuracy, provisional and temporary grants, use) as JSON Lines to this file.")
+    var authorizationOut: String?
+
     @Flag(help: "Repair invalid polygons with GEOS make-valid instead of refusing them.")
     var repairPolygons = false
 
@@ -31,12 +34,12 @@ struct Evaluate: ParsableCommand {
         var engine = try CommandSupport.loadEngine(conditions: conditions, policy: policy.policy(), repair: repairPolygons)
         do throws(InputError) {
             var reader = try ObservationReader(path: observations, format: format)
-            var output = try BufferedOutput(path: out ?? "-")
-            var quarantineOutput: BufferedOutput? = nil
-            if let quarantine { quarantineOutput = try BufferedOutput(path: quarantine) }
+            var outputs = BatchEvaluation.Outputs(events: try BufferedOutput(path: out ?? "-"))
+            if let quarantine { outputs.quarantine = try BufferedOutput(path: quarantine) }
+            if let authorizationOut { outputs.authorization = try BufferedOutput(path: authorizationOut) }
             let summary = try BatchEvaluation.run(
-                engine: &engine, observations: &reader, events: &output,
-                badRecords: quarantine == nil ? .stop : .quarantine, quarantine: &quarantineOutput,
+                engine: &engine, observations: &reader, outputs: &outputs,
+                badRecords: quarantine == nil ? .stop : .quarantine,
                 progress: { CommandSupport.printError("perimeter: … \($0.recordsRead) records, \($0.events) events, \(Int($0.recordsPerSecond)) records/s") })
             CommandSupport.printError("perimeter: " + summary.report.replacingNewlines(with: "\nperimeter: "))
         } catch {

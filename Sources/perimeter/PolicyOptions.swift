@@ -27,6 +27,9 @@ struct PolicyOptions: ParsableArguments {
     @Option(help: "Starting state of conditions without their own 'assuming': unknown, satisfied or unsatisfied.")
     var assume: ConditionState = .unknown
 
+    @Option(help: "How every device's authorization starts: always (plain geofence evaluation), notDetermined (a fresh install) or restricted.")
+    var initialAuthorization: InitialAuthorization = .always
+
     func policy() throws -> MonitoringPolicy {
         var policy = MonitoringPolicy()
         policy.hysteresis = hysteresis
@@ -37,9 +40,11 @@ struct PolicyOptions: ParsableArguments {
         policy.holdingCapacity = holdingCapacity
         policy.maximumHoldingAge = maximumHoldingAge
         policy.defaultAssumption = assume
+        policy.initialAuthorization = initialAuthorization
         if let problem = policy.problem() { throw ValidationError(problem) }
         return policy
     }
 }
 
 extension ConditionState: ExpressibleByArgument {}
+extension InitialAuthorization: ExpressibleByArgument {}

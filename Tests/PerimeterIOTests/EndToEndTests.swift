@@ -93,10 +93,9 @@ import Testing
         var engine = try Fixture.engine("city/conditions.geojson")
         var reader = try ObservationReader(path: Fixture.path("city/observations.jsonl"))
         let out = Fixture.temporaryPath("library.jsonl")
-        var output = try BufferedOutput(path: out)
-        var quarantine: BufferedOutput? = nil
-        let summary = try BatchEvaluation.run(engine: &engine, observations: &reader, events: &output, quarantine: &quarantine)
-        _ = consume output
+        var outputs = BatchEvaluation.Outputs(events: try BufferedOutput(path: out))
+        let summary = try BatchEvaluation.run(engine: &engine, observations: &reader, outputs: &outputs)
+        _ = consume outputs
         #expect(summary.recordsRead == 197)
         #expect(summary.rejected == 0)
         #expect(try String(contentsOfFile: out, encoding: .utf8) == (try Fixture.text("city/expected-events.jsonl")))

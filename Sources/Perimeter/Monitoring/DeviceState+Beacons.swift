@@ -9,27 +9,13 @@ extension DeviceState {
             exits.push(.init(due: due, condition: i))
             if beacons[Int(i)].state != .satisfied {
                 beacons[Int(i)].state = .satisfied
-                events.append(MonitorEvent(device: name, identifier: catalog.beacons[Int(i)].identifier,
-                                           state: .satisfied, date: sighting.time,
-                                           refinement: sighting.identity, cause: cause))
+                emit(MonitorEvent(device: name, identifier: catalog.beacons[Int(i)].identifier,
+                                  state: .satisfied, date: sighting.time, refinement: sighting.identity, cause: cause),
+                     policy: policy, events: &events)
             }
         }
         if exits.count > 2 * beacons.count + 64 {
             exits.compact { [beacons] entry in beacons[Int(entry.condition)].exitDue == entry.due }
-        }
-    }
-
-    /// Fires the beacon exits due before `limit` (or at it, when `inclusive`), in due order.
-    mutating func fireExits(before limit: Timestamp, inclusive: Bool, cause: Int, catalog: ConditionCatalog,
-                            events: inout [MonitorEvent]) {
-        while let next = exits.first, next.due < limit || (inclusive && next.due == limit) {
-            _ = exits.popFirst()
-            let i = Int(next.condition)
-            guard beacons[i].exitDue == next.due, !catalog.beacons[i].isRemoved else { continue }
-            beacons[i].exitDue = .distantFuture
-            beacons[i].state = .unsatisfied
-            events.append(MonitorEvent(device: name, identifier: catalog.beacons[i].identifier,
-                                       state: .unsatisfied, date: next.due, cause: cause))
         }
     }
 

@@ -29,8 +29,9 @@ extension DeviceState {
 
         if scratch.changes.count > 1 { scratch.changes.sort { $0.condition < $1.condition } }
         for change in scratch.changes {
-            events.append(MonitorEvent(device: name, identifier: catalog.geographic[Int(change.condition)].identifier,
-                                       state: change.state, date: fix.time, cause: cause))
+            emit(MonitorEvent(device: name, identifier: catalog.geographic[Int(change.condition)].identifier,
+                              state: change.state, date: fix.time, cause: cause),
+                 policy: policy, events: &events)
         }
     }
 

@@ -4,7 +4,7 @@ struct DeviceState {
     /// Stream time of the device's first and latest records.
     let firstTime: Timestamp
     var lastTime: Timestamp
-    /// Cause (input line) of the device's latest record, for exits fired at the end of the input.
+    /// Cause (input line) of the device's latest record, for what fires at the end of the input.
     var lastCause: Int
 
     /// Per geographic condition, by catalog index; grown when conditions are added.
@@ -15,10 +15,17 @@ struct DeviceState {
     var beacons: [BeaconPairState] = []
     var exits = ExitQueue()
 
-    init(name: String, firstTime: Timestamp, cause: Int) {
+    var authorization: DeviceAuthorization
+    /// The authorization last reported, to report only changes.
+    var reportedAuthorization: AuthorizationChange?
+    /// Changes not yet collected by the engine.
+    var authorizationChanges: [AuthorizationChange] = []
+
+    init(name: String, firstTime: Timestamp, cause: Int, initialAuthorization: InitialAuthorization) {
         self.name = name
         self.firstTime = firstTime
         lastTime = firstTime
         lastCause = cause
+        authorization = DeviceAuthorization(initialAuthorization)
     }
 }

@@ -12,6 +12,8 @@
 ///
 /// Unlike a phone's monitor it watches any number of devices; each device's records must come in
 /// time order. Events are also returned from each `process` call, for callers that want them inline.
+/// Authorization records (`.app`, `.request`, `.answer`, `.settings`) go through `process` too, and
+/// every event carries the delivery verdict they imply (SPEC §3).
 public actor Monitor {
     /// The device assumed by calls that name none: the monitor of a single phone.
     public static let defaultDevice = "device"
@@ -20,6 +22,11 @@ public actor Monitor {
     /// Every event, with its delivery verdict, in the order produced. Finishes after `finish()`.
     public nonisolated let events: AsyncStream<MonitorEvent>
     private let continuation: AsyncStream<MonitorEvent>.Continuation
+    /// Every change of a device's authorization (status, accuracy, provisional and temporary grants,
+    /// location services, use), as `locationManagerDidChangeAuthorization` reports them. Finishes after `finish()`.
+    public nonisolated let authorizationChanges: AsyncStream<AuthorizationChange>
+    private let authorizationContinuation: AsyncStream<AuthorizationChange>.Continuation
+    private var changeBuffer: [AuthorizationChange] = []
     private var engine: MonitoringEngine
     private var lastEvents: [RecordKey: MonitorEvent] = [:]
     private var buffer: [MonitorEvent] = []
@@ -33,6 +40,7 @@ public actor Monitor {
         self.name = name
         engine = MonitoringEngine(policy: policy)
         (events, continuation) = AsyncStream.makeStream(of: MonitorEvent.self)
+        (authorizationChanges, authorizationContinuation) = AsyncStream.makeStream(of: AuthorizationChange.self)
     }
 
     public var policy: MonitoringPolicy { engine.policy }
@@ -89,6 +97,7 @@ public actor Monitor {
         engine.finish(into: &buffer)
         publish()
         continuation.finish()
+        authorizationContinuation.finish()
         return buffer
     }
 
@@ -97,7 +106,16 @@ public actor Monitor {
             lastEvents[RecordKey(device: event.device, identifier: event.identifier)] = event
             continuation.yield(event)
         }
+        changeBuffer.removeAll(keepingCapacity: true)
+        engine.takeAuthorizationChanges(into: &changeBuffer)
+        for change in changeBuffer { authorizationContinuation.yield(change) }
     }
+
+    /// Events still held during provisional always, over all devices.
+    public var heldEventCount: Int { engine.heldEventCount }
+
+    /// What became of authorization requests so far.
+    public var requestOutcomes: [RequestOutcome: Int] { engine.requestOutcomes }
 }
 
 /// What `Monitor.record(for:device:)` tells about a condition.

@@ -66,10 +66,13 @@ public struct MonitoringEngine {
 
     // MARK: Records
 
-    /// Applies one record of `device`'s stream and appends the events it causes.
+    /// Applies one record of `device`'s stream and appends the events it causes, each with its
+    /// delivery verdict, plus the final lines of held events it resolves.
     ///
-    /// Before the record, every beacon exit due strictly before its time fires. A record older than
-    /// the device's latest is refused (never reordered) and changes nothing.
+    /// Before the record, stream time runs up to it: beacon exits due strictly before its time fire and
+    /// held events past the maximum holding age expire. A record older than the device's latest is
+    /// refused (never reordered) and changes nothing; so is an answer no open prompt offers (after the
+    /// stream time has advanced, since that may open the deferred always prompt).
     /// - Parameter cause: the input line (or record index) written into the events.
     public mutating func process(_ observation: Observation, device: String, cause: Int,
                                  into events: inout [MonitorEvent]) throws(ObservationProblem) {
@@ -86,29 +89,73 @@ public struct MonitoringEngine {
             }
         } else {
             di = devices.count
-            devices.append(DeviceState(name: device, firstTime: time, cause: cause))
+            devices.append(DeviceState(name: device, firstTime: time, cause: cause,
+                                       initialAuthorization: policy.initialAuthorization))
             deviceIndex[device] = di
+            devices[di].reportAuthorization(date: time, inUseAt: time, cause: cause, grace: grace)
+        }
+        defer {
+            devices[di].lastTime = time
+            devices[di].lastCause = cause
+            if latestTime.map({ time > $0 }) ?? true { latestTime = time }
+            authorizationChanges.append(contentsOf: devices[di].authorizationChanges)
+            devices[di].authorizationChanges.removeAll(keepingCapacity: true)
         }
         devices[di].catchUp(with: catalog, policy: policy)
-        devices[di].fireExits(before: time, inclusive: false, cause: cause, catalog: catalog, events: &events)
+        devices[di].advance(to: time, inclusive: false, cause: cause, catalog: catalog, policy: policy, events: &events)
+        devices[di].settle(at: time, cause: cause, grace: grace)
         switch observation {
         case .fix(let fix):
             devices[di].apply(fix, cause: cause, catalog: catalog, policy: policy, scratch: &scratch, events: &events)
         case .sighting(let sighting):
             devices[di].apply(sighting, cause: cause, catalog: catalog, policy: policy, events: &events)
+        case .app(let change):
+            devices[di].authorization.setAppState(change.state, at: time)
+            devices[di].settle(at: time, cause: cause, grace: grace)
+        case .request(let request):
+            requestOutcomes[devices[di].authorization.request(request.kind), default: 0] += 1
+        case .answer(let answer):
+            if let resolution = try devices[di].authorization.answer(answer) {
+                devices[di].resolveHeld(resolution, cause: cause, events: &events)
+            }
+        case .settings(let settings):
+            if let resolution = devices[di].authorization.apply(settings) {
+                devices[di].resolveHeld(resolution, cause: cause, events: &events)
+            }
         }
-        devices[di].lastTime = time
-        devices[di].lastCause = cause
-        if latestTime.map({ time > $0 }) ?? true { latestTime = time }
+        devices[di].reportAuthorization(date: time, inUseAt: time, cause: cause, grace: grace)
     }
 
-    /// Ends the input: fires every beacon exit due at or before each device's latest record, devices
-    /// in order of their first record. Exits due later are not invented.
+    private var grace: TimeSpan { TimeSpan(seconds: policy.gracePeriod) }
+
+    /// What became of the authorization requests so far (SPEC §3: a request made when the app is not
+    /// in the foreground is counted as `insufficientlyInUse`).
+    public private(set) var requestOutcomes: [RequestOutcome: Int] = [:]
+
+    /// Authorization changes not yet taken by `takeAuthorizationChanges(into:)`.
+    private var authorizationChanges: [AuthorizationChange] = []
+
+    /// Moves the authorization changes reported since the last call into `changes`, in order: each
+    /// device's starting authorization at its first record, then every change of status, accuracy,
+    /// provisional or temporary grants, location services or use.
+    public mutating func takeAuthorizationChanges(into changes: inout [AuthorizationChange]) {
+        changes.append(contentsOf: authorizationChanges)
+        authorizationChanges.removeAll(keepingCapacity: true)
+    }
+
+    /// Events still held (provisional always, awaiting the deferred prompt's answer), over all devices.
+    public var heldEventCount: Int { devices.reduce(0) { $0 + $1.authorization.held.count } }
+
+    /// Ends the input: for each device, in order of its first record, stream time runs to its latest
+    /// record: beacon exits due at or before it fire, held events older than the maximum age by then
+    /// expire. Nothing later is invented; events still held stay held.
     public mutating func finish(into events: inout [MonitorEvent]) {
         for di in devices.indices {
             devices[di].catchUp(with: catalog, policy: policy)
-            devices[di].fireExits(before: devices[di].lastTime, inclusive: true, cause: devices[di].lastCause,
-                                  catalog: catalog, events: &events)
+            devices[di].advance(to: devices[di].lastTime, inclusive: true, cause: devices[di].lastCause,
+                                catalog: catalog, policy: policy, events: &events)
+            authorizationChanges.append(contentsOf: devices[di].authorizationChanges)
+            devices[di].authorizationChanges.removeAll(keepingCapacity: true)
         }
     }
 
@@ -130,7 +177,7 @@ public struct MonitoringEngine {
                     throw ObservationProblem(field: "accuracy", message: "accuracy must be finite")
                 }
             }
-        case .sighting:
+        case .sighting, .app, .request, .answer, .settings:
             break
         }
     }

@@ -16,6 +16,9 @@ public struct MonitoringPolicy: Sendable, Hashable {
     public var maximumHoldingAge: Double = 3600
     /// The starting state of conditions added without an `assuming` of their own (`--assume`).
     public var defaultAssumption: ConditionState = .unknown
+    /// How every device's authorization starts (SPEC §3): `always` for plain geofence evaluation of a
+    /// recording, or `notDetermined` as a fresh install.
+    public var initialAuthorization: InitialAuthorization = .always
 
     public init() {}
 

@@ -2,12 +2,20 @@
 public enum Observation: Sendable, Hashable {
     case fix(Fix)
     case sighting(BeaconSighting)
+    case app(AppStateChange)
+    case request(AuthorizationRequest)
+    case answer(PromptAnswer)
+    case settings(SettingsChange)
 
     /// When it happened, in the device's stream time.
     public var time: Timestamp {
         switch self {
         case .fix(let fix): fix.time
         case .sighting(let sighting): sighting.time
+        case .app(let change): change.time
+        case .request(let request): request.time
+        case .answer(let answer): answer.time
+        case .settings(let settings): settings.time
         }
     }
 }

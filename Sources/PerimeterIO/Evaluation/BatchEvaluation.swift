@@ -11,48 +11,76 @@ public enum BatchEvaluation {
         case quarantine
     }
 
+    /// Where a run writes: events, and optionally bad records and authorization changes.
+    public struct Outputs: ~Copyable {
+        public var events: BufferedOutput
+        /// Bad records with their reason, when the run quarantines instead of stopping.
+        public var quarantine: BufferedOutput?
+        /// Authorization changes as JSON Lines (`--authorization-out`).
+        public var authorization: BufferedOutput?
+
+        public init(events: consuming BufferedOutput, quarantine: consuming BufferedOutput? = nil,
+                    authorization: consuming BufferedOutput? = nil) {
+            self.events = events
+            self.quarantine = quarantine
+            self.authorization = authorization
+        }
+    }
+
     /// Runs the whole stream.
     ///
     /// - Parameters:
-    ///   - quarantine: where bad records go when `badRecords` is `.quarantine`.
+    ///   - badRecords: `.quarantine` writes bad records to `outputs.quarantine` and goes on.
     ///   - progress: called about once a second after the first two seconds, with the counts so far.
     /// - Throws: the first bad record's error when `badRecords` is `.stop`, or an output error. Events
     ///   of the records before it have been written.
     public static func run(engine: inout MonitoringEngine,
                            observations: inout ObservationReader,
-                           events output: inout BufferedOutput,
+                           outputs: inout Outputs,
                            badRecords: BadRecords = .stop,
-                           quarantine: inout BufferedOutput?,
                            progress: (EvaluationSummary) -> Void = { _ in }) throws(InputError) -> EvaluationSummary {
         let clock = ContinuousClock()
         let start = clock.now
         var lastProgress = start
         var summary = EvaluationSummary()
         var events: [MonitorEvent] = []
+        var changes: [AuthorizationChange] = []
 
-        func reject(_ error: InputError, text: String, quarantine: inout BufferedOutput?) throws(InputError) {
+        func reject(_ error: InputError, text: String, outputs: inout Outputs) throws(InputError) {
             summary.rejected += 1
-            guard badRecords == .quarantine, quarantine != nil, !observations.failed else { throw error }
-            try quarantine!.append(QuarantineEncoding.jsonLine(error, record: text))
+            guard badRecords == .quarantine, outputs.quarantine != nil, !observations.failed else { throw error }
+            try outputs.quarantine!.append(QuarantineEncoding.jsonLine(error, record: text))
+        }
+
+        func write(_ events: [MonitorEvent], _ engine: inout MonitoringEngine, outputs: inout Outputs) throws(InputError) {
+            for event in events {
+                summary.count(event)
+                try outputs.events.append(EventEncoding.jsonLine(event))
+            }
+            changes.removeAll(keepingCapacity: true)
+            engine.takeAuthorizationChanges(into: &changes)
+            if outputs.authorization != nil {
+                for change in changes { try outputs.authorization!.append(AuthorizationChangeEncoding.jsonLine(change)) }
+            }
         }
 
         while let next = observations.next() {
             summary.recordsRead += 1
             switch next {
             case .failure(let error):
-                try reject(error, text: observations.currentLineText, quarantine: &quarantine)
+                try reject(error, text: observations.currentLineText, outputs: &outputs)
             case .success(let record):
                 events.removeAll(keepingCapacity: true)
                 do throws(ObservationProblem) {
                     try engine.process(record.observation, device: record.device, cause: record.line, into: &events)
                 } catch {
+                    // Write what the time before the refused record produced, then refuse it.
+                    try write(events, &engine, outputs: &outputs)
+                    events.removeAll(keepingCapacity: true)
                     try reject(InputError(file: observations.file, line: record.line, field: error.field, message: error.message),
-                               text: observations.currentLineText, quarantine: &quarantine)
+                               text: observations.currentLineText, outputs: &outputs)
                 }
-                for event in events {
-                    summary.count(event)
-                    try output.append(EventEncoding.jsonLine(event))
-                }
+                try write(events, &engine, outputs: &outputs)
             }
             if summary.recordsRead & 4095 == 0 {
                 let now = clock.now
@@ -65,12 +93,12 @@ public enum BatchEvaluation {
         }
         events.removeAll(keepingCapacity: true)
         engine.finish(into: &events)
-        for event in events {
-            summary.count(event)
-            try output.append(EventEncoding.jsonLine(event))
-        }
-        try output.flush()
-        try quarantine?.flush()
+        try write(events, &engine, outputs: &outputs)
+        try outputs.events.flush()
+        try outputs.quarantine?.flush()
+        try outputs.authorization?.flush()
+        summary.heldAtEnd = engine.heldEventCount
+        summary.requests = engine.requestOutcomes
         summary.elapsedSeconds = (clock.now - start).seconds
         return summary
     }

@@ -9,6 +9,10 @@ public struct EvaluationSummary: Sendable, Hashable {
     public var verdicts: [Delivery.Verdict: Int] = [:]
     public var reasons: [Delivery.Reason: Int] = [:]
     public var elapsedSeconds = 0.0
+    /// Events still held at the end of the input (provisional always, prompt unanswered).
+    public var heldAtEnd = 0
+    /// What became of authorization requests.
+    public var requests: [RequestOutcome: Int] = [:]
 
     public init() {}
 
@@ -22,7 +26,8 @@ public struct EvaluationSummary: Sendable, Hashable {
 
     /// One line for people, e.g.
     /// `197 records read, 0 rejected, 105 events (105 delivered, 0 held, 0 dropped) in 0.01 s, 19700 records/s`,
-    /// then one line of counts by reason when any event was held or dropped.
+    /// then lines of counts by reason when any event was held or dropped, of events still held, and of
+    /// request outcomes. A held event later resolved counts once as held and once with its final verdict.
     public var report: String {
         let verdictCounts = Delivery.Verdict.allCases.map { "\(verdicts[$0, default: 0]) \($0.rawValue)" }.joined(separator: ", ")
         var text = "\(recordsRead) records read, \(rejected) rejected, \(events) events (\(verdictCounts))"
@@ -31,6 +36,10 @@ public struct EvaluationSummary: Sendable, Hashable {
             reasons[reason].map { "\(reason.rawValue) \($0)" }
         }
         if !reasonCounts.isEmpty { text += "\nby reason: " + reasonCounts.joined(separator: ", ") }
+        if heldAtEnd > 0 { text += "\nstill held at the end: \(heldAtEnd)" }
+        if !requests.isEmpty {
+            text += "\nrequests: " + RequestOutcome.allCases.map { "\(requests[$0, default: 0]) \($0.rawValue)" }.joined(separator: ", ")
+        }
         return text
     }
 

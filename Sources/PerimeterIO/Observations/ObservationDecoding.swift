@@ -5,8 +5,23 @@ enum ObservationDecoding {
     static let commonFields: Set<String> = ["type", "device", "t"]
     static let fixFields: Set<String> = commonFields.union(["lat", "lon", "accuracy", "speed", "course", "altitude"])
     static let sightingFields: Set<String> = commonFields.union(["uuid", "major", "minor", "rssi", "power"])
+    static let appFields: Set<String> = commonFields.union(["state"])
+    static let requestFields: Set<String> = commonFields.union(["what", "purpose"])
+    static let answerFields: Set<String> = commonFields.union(["choice", "precise"])
+    static let settingsFields: Set<String> = commonFields.union(["status", "precise", "locationServices"])
     /// Every field any record type has: the columns a CSV header may name.
-    static let allFields: Set<String> = fixFields.union(sightingFields)
+    static let allFields: Set<String> = fixFields.union(sightingFields).union(appFields).union(requestFields)
+        .union(answerFields).union(settingsFields)
+
+    /// A field whose value is one of an enumeration's raw values.
+    static func choice<E: RawRepresentable & CaseIterable>(_ fields: RecordFields, _ name: String, as: E.Type) throws(ObservationProblem) -> E
+    where E.RawValue == String {
+        let text = try fields.string(name)
+        guard let value = E(rawValue: text) else {
+            throw ObservationProblem(field: name, message: "expected one of \(E.allCases.map { $0.rawValue }.joined(separator: ", ")), got \"\(text)\"")
+        }
+        return value
+    }
 
     static func decode(_ fields: RecordFields) throws(ObservationProblem) -> (device: String, observation: Observation) {
         let type = try fields.string("type")
@@ -31,8 +46,34 @@ enum ObservationDecoding {
             let rssi = try fields.integer("rssi", in: -200...0)
             let power = try fields.optionalInteger("power", in: -200...50) ?? BeaconSighting.defaultMeasuredPower
             return (device, .sighting(BeaconSighting(time: time, identity: identity, rssi: rssi, measuredPower: power)))
+        case "app":
+            try fields.requireOnly(appFields, type: type)
+            return (device, .app(AppStateChange(time: time, state: try choice(fields, "state", as: AppState.self))))
+        case "request":
+            try fields.requireOnly(requestFields, type: type)
+            let kind = try choice(fields, "what", as: AuthorizationRequest.Kind.self)
+            let purpose = fields.value("purpose") == nil ? nil : try fields.string("purpose")
+            if purpose != nil && kind != .temporaryFullAccuracy {
+                throw ObservationProblem(field: "purpose", message: "only a temporaryFullAccuracy request has a purpose")
+            }
+            return (device, .request(AuthorizationRequest(time: time, kind: kind, purpose: purpose)))
+        case "answer":
+            try fields.requireOnly(answerFields, type: type)
+            return (device, .answer(PromptAnswer(time: time, choice: try choice(fields, "choice", as: PromptAnswer.Choice.self),
+                                                 precise: try fields.optionalBool("precise"))))
+        case "settings":
+            try fields.requireOnly(settingsFields, type: type)
+            let status = fields.value("status") == nil ? nil : try choice(fields, "status", as: SettingsChange.Status.self)
+            let change = SettingsChange(time: time, status: status, precise: try fields.optionalBool("precise"),
+                                        locationServices: try fields.optionalBool("locationServices"))
+            if change.status == nil && change.precise == nil && change.locationServices == nil {
+                throw ObservationProblem(field: "status", message: "a settings record changes at least one of status, precise, locationServices")
+            }
+            return (device, .settings(change))
+        case "session":
+            throw ObservationProblem(field: "type", message: "session records (the 2024 service-session model) are not supported yet")
         default:
-            throw ObservationProblem(field: "type", message: "unknown record type \"\(type)\" (expected fix or sighting)")
+            throw ObservationProblem(field: "type", message: "unknown record type \"\(type)\" (expected fix, sighting, app, request, answer or settings)")
         }
     }
 }

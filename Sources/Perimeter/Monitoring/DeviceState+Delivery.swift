@@ -1,0 +1,70 @@
+extension DeviceState {
+    /// Gives an event its delivery verdict (SPEC §3) and appends it, with the final line of any held
+    /// event it displaces.
+    mutating func emit(_ event: MonitorEvent, policy: MonitoringPolicy, events: inout [MonitorEvent]) {
+        let grace = TimeSpan(seconds: policy.gracePeriod)
+        settle(at: event.date, cause: event.cause, grace: grace)
+        var event = event
+        event.delivery = authorization.verdict(at: event.date, grace: grace)
+        events.append(event)
+        guard event.delivery.verdict == .held else { return }
+        // 000: Core Location "holds onto it and waits for a good time to ask".
+        if authorization.prompt == nil { authorization.prompt = .always(deferred: true) }
+        authorization.held.append(event)
+        while authorization.held.count > policy.holdingCapacity {
+            let displaced = authorization.held.removeFirst()
+            events.append(displaced.resolved(Delivery(verdict: .dropped, reason: .displaced), cause: event.cause))
+        }
+    }
+
+    /// Delivers or drops every held event, oldest first, with `cause` as their final line's cause.
+    mutating func resolveHeld(_ resolution: DeviceAuthorization.HeldResolution, cause: Int, events: inout [MonitorEvent]) {
+        let delivery: Delivery = switch resolution {
+        case .deliver: .delivered
+        case .drop(let reason): Delivery(verdict: .dropped, reason: reason)
+        }
+        for held in authorization.held {
+            events.append(held.resolved(delivery, cause: cause))
+        }
+        authorization.held.removeAll()
+    }
+
+    /// Applies the lapses due by `t` and reports the app leaving use, dated when it did.
+    mutating func settle(at t: Timestamp, cause: Int, grace: TimeSpan) {
+        let lapsed = authorization.settle(at: t, grace: grace)
+        let inUse = authorization.isInUse(at: t, grace: grace)
+        guard lapsed || reportedAuthorization?.isInUse != inUse else { return }
+        let date = inUse ? t : min(t, authorization.graceEnd(grace) ?? t)
+        reportAuthorization(date: date, inUseAt: t, cause: cause, grace: grace)
+    }
+
+    /// Records the authorization as of `date` if it differs from what was last reported.
+    mutating func reportAuthorization(date: Timestamp, inUseAt t: Timestamp, cause: Int, grace: TimeSpan) {
+        let a = authorization
+        let now = AuthorizationChange(
+            device: name, date: date, status: a.status, isTemporary: a.isTemporary, isProvisional: a.isProvisional,
+            accuracy: a.accuracy, temporaryFullAccuracy: a.temporaryFullAccuracy, locationServicesEnabled: a.locationServices,
+            isInUse: a.isInUse(at: t, grace: grace), cause: cause)
+        if let last = reportedAuthorization, last.sameAuthorization(as: now) { return }
+        reportedAuthorization = now
+        authorizationChanges.append(now)
+    }
+}
+
+extension MonitorEvent {
+    /// The final line of a held event: same event, new verdict, the resolving record as cause.
+    func resolved(_ delivery: Delivery, cause: Int) -> MonitorEvent {
+        var copy = self
+        copy.delivery = delivery
+        copy.cause = cause
+        return copy
+    }
+}
+
+extension AuthorizationChange {
+    func sameAuthorization(as other: AuthorizationChange) -> Bool {
+        status == other.status && isTemporary == other.isTemporary && isProvisional == other.isProvisional
+            && accuracy == other.accuracy && temporaryFullAccuracy == other.temporaryFullAccuracy
+            && locationServicesEnabled == other.locationServicesEnabled && isInUse == other.isInUse
+    }
+}

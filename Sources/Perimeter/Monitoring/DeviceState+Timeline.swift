@@ -1,0 +1,39 @@
+extension DeviceState {
+    /// Lets the device's stream time run up to `limit`: beacon exits due before it (or at it, when
+    /// `inclusive`) fire and held events older than the maximum holding age expire, in time order
+    /// (an expiry before an exit at the same instant).
+    mutating func advance(to limit: Timestamp, inclusive: Bool, cause: Int, catalog: ConditionCatalog,
+                          policy: MonitoringPolicy, events: inout [MonitorEvent]) {
+        let maximumAge = TimeSpan(seconds: policy.maximumHoldingAge)
+        while true {
+            dropStaleExits(catalog: catalog)
+            let exitDue = exits.first?.due
+            // Held events are in date order, so the oldest expires first.
+            let expiry = authorization.held.first?.date.adding(maximumAge)
+            let exitReady = exitDue.map { $0 < limit || (inclusive && $0 == limit) } ?? false
+            let expiryReady = expiry.map { $0 < limit } ?? false
+            if expiryReady, let expiry, !exitReady || expiry <= exitDue! {
+                let expired = authorization.held.removeFirst()
+                events.append(expired.resolved(Delivery(verdict: .dropped, reason: .expired), cause: cause))
+            } else if exitReady, let entry = exits.popFirst() {
+                let i = Int(entry.condition)
+                beacons[i].exitDue = .distantFuture
+                beacons[i].state = .unsatisfied
+                emit(MonitorEvent(device: name, identifier: catalog.beacons[i].identifier,
+                                  state: .unsatisfied, date: entry.due, cause: cause),
+                     policy: policy, events: &events)
+            } else {
+                return
+            }
+        }
+    }
+
+    /// Pops queue entries that a later sighting (or the condition's removal) made stale.
+    private mutating func dropStaleExits(catalog: ConditionCatalog) {
+        while let next = exits.first {
+            let i = Int(next.condition)
+            if beacons[i].exitDue == next.due && !catalog.beacons[i].isRemoved { return }
+            _ = exits.popFirst()
+        }
+    }
+}
