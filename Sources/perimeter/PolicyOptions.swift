@@ -30,6 +30,9 @@ struct PolicyOptions: ParsableArguments {
     @Option(help: "How every device's authorization starts: always (plain geofence evaluation), notDetermined (a fresh install) or restricted.")
     var initialAuthorization: InitialAuthorization = .always
 
+    @Option(help: "Delivery rules: standard (iOS 13/14, SPEC §3) or ios18 (the 2024 service-session model; enables session records).")
+    var profile: PlatformProfile = .standard
+
     func policy() throws -> MonitoringPolicy {
         var policy = MonitoringPolicy()
         policy.hysteresis = hysteresis
@@ -41,6 +44,7 @@ struct PolicyOptions: ParsableArguments {
         policy.maximumHoldingAge = maximumHoldingAge
         policy.defaultAssumption = assume
         policy.initialAuthorization = initialAuthorization
+        policy.profile = profile
         if let problem = policy.problem() { throw ValidationError(problem) }
         return policy
     }
@@ -48,3 +52,4 @@ struct PolicyOptions: ParsableArguments {
 
 extension ConditionState: ExpressibleByArgument {}
 extension InitialAuthorization: ExpressibleByArgument {}
+extension PlatformProfile: ExpressibleByArgument {}

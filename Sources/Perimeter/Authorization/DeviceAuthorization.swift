@@ -18,6 +18,8 @@ struct DeviceAuthorization {
     var prompt: Prompt?
     /// Events held during provisional always, oldest first.
     var held: [MonitorEvent] = []
+    /// Service sessions held (profile ios18), in start order.
+    var sessions: [HeldSession] = []
 
     init(_ initial: InitialAuthorization) {
         switch initial {
@@ -174,10 +176,64 @@ struct DeviceAuthorization {
         return resolution
     }
 
+    // MARK: Service sessions
+
+    /// Starts or ends a session; starting one in the foreground asks for what its goal needs, as
+    /// Core Location does on the app's behalf. Returns the outcomes of the requests it made.
+    mutating func apply(_ record: ServiceSessionRecord) throws(ObservationProblem) -> [RequestOutcome] {
+        switch record.action {
+        case .end:
+            guard let i = sessions.firstIndex(where: { $0.id == record.id }) else {
+                throw ObservationProblem(field: "id", message: "no session \"\(record.id)\" is held")
+            }
+            sessions.remove(at: i)
+            return []
+        case .start:
+            guard !sessions.contains(where: { $0.id == record.id }) else {
+                throw ObservationProblem(field: "id", message: "session \"\(record.id)\" is already held")
+            }
+            let inEffect = appState == .foreground || sessions.contains(where: \.isInEffect)
+            let session = HeldSession(id: record.id, goal: record.goal, wantsFullAccuracy: record.fullAccuracyPurpose != nil,
+                                      isInEffect: inEffect)
+            sessions.append(session)
+            return requests(for: session)
+        }
+    }
+
+    /// 004: knowing the goal, Core Location "will act when next possible" — when the app comes to the
+    /// foreground, every held session asks again; sessions taken in the background come into effect.
+    mutating func enteredForeground() -> [RequestOutcome] {
+        var outcomes: [RequestOutcome] = []
+        for i in sessions.indices {
+            sessions[i].isInEffect = true
+            outcomes += requests(for: sessions[i])
+        }
+        return outcomes
+    }
+
+    private mutating func requests(for session: HeldSession) -> [RequestOutcome] {
+        var outcomes: [RequestOutcome] = []
+        switch session.goal {
+        case .none: break
+        case .whenInUse: outcomes.append(request(.whenInUse))
+        case .always:
+            // From notDetermined the first prompt, from when-in-use the always prompt: `.always` does both.
+            outcomes.append(request(.always))
+        }
+        if session.wantsFullAccuracy { outcomes.append(request(.temporaryFullAccuracy)) }
+        return outcomes
+    }
+
+    /// Whether a session with goal always is held and in effect (profile ios18).
+    var holdsAlwaysSession: Bool {
+        sessions.contains { $0.goal == .always && $0.isInEffect }
+    }
+
     // MARK: Verdicts
 
-    /// The delivery verdict for an event at `t` (SPEC §3, rules 1–5, first match).
-    func verdict(at t: Timestamp, grace: TimeSpan) -> Delivery {
+    /// The delivery verdict for an event at `t` (SPEC §3, rules 1–5, first match; under the ios18
+    /// profile `always` reaches the background only through a session with goal always).
+    func verdict(at t: Timestamp, grace: TimeSpan, profile: PlatformProfile = .standard) -> Delivery {
         if !locationServices {
             return Delivery(verdict: .dropped, reason: .authorizationDenied, diagnostics: [.authorizationDenied, .authorizationDeniedGlobally])
         }
@@ -195,11 +251,14 @@ struct DeviceAuthorization {
         if accuracy == .reduced && !temporaryFullAccuracy {
             return Delivery(verdict: .dropped, reason: .accuracyLimited, diagnostics: [.accuracyLimited])
         }
-        if status == .always && !isProvisional { return .delivered }
         if isInUse(at: t, grace: grace) { return .delivered }
         if status == .whenInUse {
             return Delivery(verdict: .dropped, reason: .insufficientlyInUse, diagnostics: [.insufficientlyInUse])
         }
+        if profile == .ios18 && !holdsAlwaysSession {
+            return Delivery(verdict: .dropped, reason: .serviceSessionRequired, diagnostics: [.serviceSessionRequired])
+        }
+        if !isProvisional { return .delivered }
         return Delivery(verdict: .held, reason: .provisionalAlways, diagnostics: [.insufficientlyInUse])
     }
 }

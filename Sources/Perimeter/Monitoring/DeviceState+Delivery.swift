@@ -5,7 +5,7 @@ extension DeviceState {
         let grace = TimeSpan(seconds: policy.gracePeriod)
         settle(at: event.date, cause: event.cause, grace: grace)
         var event = event
-        event.delivery = authorization.verdict(at: event.date, grace: grace)
+        event.delivery = authorization.verdict(at: event.date, grace: grace, profile: policy.profile)
         events.append(event)
         guard event.delivery.verdict == .held else { return }
         // 000: Core Location "holds onto it and waits for a good time to ask".

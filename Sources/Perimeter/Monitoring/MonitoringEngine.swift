@@ -110,10 +110,19 @@ public struct MonitoringEngine {
         case .sighting(let sighting):
             devices[di].apply(sighting, cause: cause, catalog: catalog, policy: policy, events: &events)
         case .app(let change):
+            let wasForeground = devices[di].authorization.appState == .foreground
             devices[di].authorization.setAppState(change.state, at: time)
             devices[di].settle(at: time, cause: cause, grace: grace)
+            if change.state == .foreground && !wasForeground && policy.profile == .ios18 {
+                count(devices[di].authorization.enteredForeground())
+            }
+        case .session(let session):
+            guard policy.profile == .ios18 else {
+                throw ObservationProblem(field: "type", message: "session records need the ios18 profile (--profile ios18)")
+            }
+            count(try devices[di].authorization.apply(session))
         case .request(let request):
-            requestOutcomes[devices[di].authorization.request(request.kind), default: 0] += 1
+            count([devices[di].authorization.request(request.kind)])
         case .answer(let answer):
             if let resolution = try devices[di].authorization.answer(answer) {
                 devices[di].resolveHeld(resolution, cause: cause, events: &events)
@@ -127,6 +136,10 @@ public struct MonitoringEngine {
     }
 
     private var grace: TimeSpan { TimeSpan(seconds: policy.gracePeriod) }
+
+    private mutating func count(_ outcomes: [RequestOutcome]) {
+        for outcome in outcomes { requestOutcomes[outcome, default: 0] += 1 }
+    }
 
     /// What became of the authorization requests so far (SPEC §3: a request made when the app is not
     /// in the foreground is counted as `insufficientlyInUse`).
@@ -177,7 +190,7 @@ public struct MonitoringEngine {
                     throw ObservationProblem(field: "accuracy", message: "accuracy must be finite")
                 }
             }
-        case .sighting, .app, .request, .answer, .settings:
+        case .sighting, .app, .request, .answer, .settings, .session:
             break
         }
     }

@@ -19,6 +19,8 @@ public struct MonitoringPolicy: Sendable, Hashable {
     /// How every device's authorization starts (SPEC §3): `always` for plain geofence evaluation of a
     /// recording, or `notDetermined` as a fresh install.
     public var initialAuthorization: InitialAuthorization = .always
+    /// `ios18` switches on the 2024 service-session model (`session` records, `serviceSessionRequired`).
+    public var profile: PlatformProfile = .standard
 
     public init() {}
 

@@ -6,6 +6,7 @@ public enum Observation: Sendable, Hashable {
     case request(AuthorizationRequest)
     case answer(PromptAnswer)
     case settings(SettingsChange)
+    case session(ServiceSessionRecord)
 
     /// When it happened, in the device's stream time.
     public var time: Timestamp {
@@ -16,6 +17,7 @@ public enum Observation: Sendable, Hashable {
         case .request(let request): request.time
         case .answer(let answer): answer.time
         case .settings(let settings): settings.time
+        case .session(let session): session.time
         }
     }
 }

@@ -9,9 +9,10 @@ enum ObservationDecoding {
     static let requestFields: Set<String> = commonFields.union(["what", "purpose"])
     static let answerFields: Set<String> = commonFields.union(["choice", "precise"])
     static let settingsFields: Set<String> = commonFields.union(["status", "precise", "locationServices"])
+    static let sessionFields: Set<String> = commonFields.union(["action", "id", "goal", "fullAccuracyPurpose"])
     /// Every field any record type has: the columns a CSV header may name.
     static let allFields: Set<String> = fixFields.union(sightingFields).union(appFields).union(requestFields)
-        .union(answerFields).union(settingsFields)
+        .union(answerFields).union(settingsFields).union(sessionFields)
 
     /// A field whose value is one of an enumeration's raw values.
     static func choice<E: RawRepresentable & CaseIterable>(_ fields: RecordFields, _ name: String, as: E.Type) throws(ObservationProblem) -> E
@@ -71,9 +72,14 @@ enum ObservationDecoding {
             }
             return (device, .settings(change))
         case "session":
-            throw ObservationProblem(field: "type", message: "session records (the 2024 service-session model) are not supported yet")
+            try fields.requireOnly(sessionFields, type: type)
+            let action = try choice(fields, "action", as: ServiceSessionRecord.Action.self)
+            let id = try fields.string("id")
+            let goal: ServiceSessionRecord.Goal = action == .start ? try choice(fields, "goal", as: ServiceSessionRecord.Goal.self) : .none
+            let purpose = fields.value("fullAccuracyPurpose") == nil ? nil : try fields.string("fullAccuracyPurpose")
+            return (device, .session(ServiceSessionRecord(time: time, action: action, id: id, goal: goal, fullAccuracyPurpose: purpose)))
         default:
-            throw ObservationProblem(field: "type", message: "unknown record type \"\(type)\" (expected fix, sighting, app, request, answer or settings)")
+            throw ObservationProblem(field: "type", message: "unknown record type \"\(type)\" (expected fix, sighting, app, request, answer, settings or session)")
         }
     }
 }

@@ -1,0 +1,49 @@
+/// The platform whose delivery rules apply beyond SPEC §3's iOS 13/14 model.
+public enum PlatformProfile: String, Sendable, Hashable, CaseIterable {
+    /// The iOS 13/14 rules of SPEC §3.
+    case standard
+    /// The 2024 service-session model (004): `always` is effective in the background only while a
+    /// qualifying session with goal `always` is held.
+    case ios18
+}
+
+/// A `CLServiceSession` started or ended by the app (the 2024 model).
+public struct ServiceSessionRecord: Sendable, Hashable {
+    public enum Action: String, Sendable, Hashable, CaseIterable {
+        case start
+        case end
+    }
+
+    /// The authorization a session asks for.
+    public enum Goal: String, Sendable, Hashable, CaseIterable {
+        case none
+        case whenInUse
+        case always
+    }
+
+    public var time: Timestamp
+    public var action: Action
+    public var id: String
+    /// Required to start; ignored when ending.
+    public var goal: Goal
+    /// A purpose key: the session also asks for (temporary) full accuracy.
+    public var fullAccuracyPurpose: String?
+
+    public init(time: Timestamp, action: Action, id: String, goal: Goal = .none, fullAccuracyPurpose: String? = nil) {
+        self.time = time
+        self.action = action
+        self.id = id
+        self.goal = goal
+        self.fullAccuracyPurpose = fullAccuracyPurpose
+    }
+}
+
+/// A session the app holds.
+struct HeldSession {
+    var id: String
+    var goal: ServiceSessionRecord.Goal
+    var wantsFullAccuracy: Bool
+    /// 004: a session counts in the background only if it "was started in the foreground, or while
+    /// another one was in effect".
+    var isInEffect: Bool
+}
