@@ -13,7 +13,8 @@
 /// Unlike a phone's monitor it watches any number of devices; each device's records must come in
 /// time order. Events are also returned from each `process` call, for callers that want them inline.
 /// Authorization records (`.app`, `.request`, `.answer`, `.settings`) go through `process` too, and
-/// every event carries the delivery verdict they imply (SPEC §3).
+/// every event carries the delivery verdict they imply (SPEC §3). An event's `cause` is the 1-based
+/// index of the record that produced it among all records this monitor has processed.
 public actor Monitor {
     /// The device assumed by calls that name none: the monitor of a single phone.
     public static let defaultDevice = "device"
@@ -30,6 +31,8 @@ public actor Monitor {
     private var engine: MonitoringEngine
     private var lastEvents: [RecordKey: MonitorEvent] = [:]
     private var buffer: [MonitorEvent] = []
+    /// Records processed so far: each event's `cause` is its record's 1-based index in this count.
+    public private(set) var recordCount = 0
 
     private struct RecordKey: Hashable {
         var device: String
@@ -74,7 +77,8 @@ public actor Monitor {
     public func process(_ observation: Observation, device: String = Monitor.defaultDevice) throws(ObservationProblem) -> [MonitorEvent] {
         buffer.removeAll(keepingCapacity: true)
         defer { publish() }
-        try engine.process(observation, device: device, cause: 0, into: &buffer)
+        recordCount += 1
+        try engine.process(observation, device: device, cause: recordCount, into: &buffer)
         return buffer
     }
 
@@ -84,8 +88,9 @@ public actor Monitor {
     public func process(_ batch: [Observation], device: String = Monitor.defaultDevice) throws(ObservationProblem) -> [MonitorEvent] {
         buffer.removeAll(keepingCapacity: true)
         defer { publish() }
-        for (i, observation) in batch.enumerated() {
-            try engine.process(observation, device: device, cause: i, into: &buffer)
+        for observation in batch {
+            recordCount += 1
+            try engine.process(observation, device: device, cause: recordCount, into: &buffer)
         }
         return buffer
     }
