@@ -16,7 +16,7 @@ public enum ConditionCatalogError: Error, Sendable, Hashable, CustomStringConver
 /// Geographic and beacon conditions are numbered separately (dense indices into per-device state
 /// arrays); both numberings follow the order of addition, which is the order events of one record
 /// are written in.
-struct ConditionCatalog {
+struct ConditionCatalog: Sendable {
     struct Geographic {
         var identifier: String
         var shape: GeographicShape
@@ -46,13 +46,8 @@ struct ConditionCatalog {
     /// Beacon conditions by UUID, each list in addition order.
     private(set) var beaconsByUUID: [UUID: [Int32]] = [:]
     private(set) var index = ConditionIndex(cellSize: 0.05)
-    private let context: GEOSContext
     /// Number of geographic conditions when the index was last sized.
     private var indexedAtCount = 0
-
-    init(context: GEOSContext) {
-        self.context = context
-    }
 
     mutating func add(_ condition: Condition, identifier: String, initialState: ConditionState,
                       addedAt: Timestamp?) throws(ConditionCatalogError) {
@@ -61,7 +56,7 @@ struct ConditionCatalog {
         case .circle(let circle):
             addGeographic(.circle(circle), identifier: identifier, initialState: initialState)
         case .polygon(let polygon):
-            addGeographic(.polygon(PolygonShape(polygon.polygons, context: context), polygon),
+            addGeographic(.polygon(PolygonShape(polygon.polygons), polygon),
                           identifier: identifier, initialState: initialState)
         case .beacon(let beacon):
             let i = Int32(beacons.count)
@@ -124,7 +119,7 @@ struct ConditionCatalog {
 }
 
 /// A geographic condition compiled for evaluation.
-enum GeographicShape {
+enum GeographicShape: Sendable {
     case circle(CircularGeographicCondition)
     case polygon(PolygonShape, PolygonalGeographicCondition)
 

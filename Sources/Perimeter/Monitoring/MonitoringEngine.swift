@@ -1,10 +1,10 @@
 /// The evaluator behind every way of using Perimeter: conditions, per-device state, and the events
 /// each record produces, for any number of devices.
 ///
-/// A plain struct driven by one caller at a time: the `Monitor` actor wraps it for async use, the
-/// command-line tool drives it directly. It holds GEOS geometries, which are not thread-safe, so it is
-/// not `Sendable`; each engine owns its own GEOS context.
-public struct MonitoringEngine {
+/// A plain value driven by one caller at a time: the `Monitor` actor wraps it for async use, the
+/// command-line tool drives it directly. GEOS is used only to check polygons when they are added;
+/// evaluation runs on Perimeter's own exact locator, so the engine is `Sendable`.
+public struct MonitoringEngine: Sendable {
     public let policy: MonitoringPolicy
     private var catalog: ConditionCatalog
     private var devices: [DeviceState] = []
@@ -17,7 +17,7 @@ public struct MonitoringEngine {
     public init(policy: MonitoringPolicy = MonitoringPolicy()) {
         precondition(policy.problem() == nil, policy.problem() ?? "")
         self.policy = policy
-        catalog = ConditionCatalog(context: GEOSContext())
+        catalog = ConditionCatalog()
     }
 
     // MARK: Conditions

@@ -1,0 +1,323 @@
+import Foundation
+
+/// Exact point-in-polygon (boundary included) for a polygon or multipolygon, answering exactly as
+/// GEOS's `covers` does — same ray-crossing rules, same orientation predicate — without GEOS.
+///
+/// Two indexes make it fast: a raster over the bounding box whose cells are known to be wholly inside,
+/// wholly outside, or crossed by the boundary, so most points need one lookup; and horizontal stripes,
+/// each listing the edges that reach into it, so a point in a boundary cell tests only the edges at
+/// its latitude. A plain value: thread-safe, no allocation per query.
+struct PolygonLocator: Sendable {
+    let minX: Double, minY: Double, maxX: Double, maxY: Double
+    /// Edges as `x1, y1, x2, y2` (longitude, latitude), every ring of every part.
+    let edges: [Double]
+
+    // Horizontal stripes: edges whose latitude range reaches stripe k are
+    // stripeEdges[stripeStart[k] ..< stripeStart[k + 1]] (edge numbers).
+    private let stripeCount: Int
+    private let stripeScale: Double
+    private let stripeStart: [Int32]
+    private let stripeEdges: [Int32]
+
+    // Raster: cells[row * columns + column] is outside (0), inside (1) or boundary (2);
+    // clearance is the Chebyshev distance in cells to the nearest boundary cell (capped at 255).
+    private let columns: Int
+    private let rows: Int
+    private let cellScaleX: Double
+    private let cellScaleY: Double
+    private let cells: [UInt8]
+    private let clearance: [UInt8]
+
+    static let outside: UInt8 = 0
+    static let inside: UInt8 = 1
+    static let boundary: UInt8 = 2
+
+    init(_ polygons: [GeoPolygon]) {
+        var edges: [Double] = []
+        var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
+        for polygon in polygons {
+            for ring in polygon.rings where ring.count > 1 {
+                for i in 0..<(ring.count - 1) {
+                    let a = ring[i], b = ring[i + 1]
+                    edges += [a.longitude, a.latitude, b.longitude, b.latitude]
+                }
+                for c in ring {
+                    minX = min(minX, c.longitude); maxX = max(maxX, c.longitude)
+                    minY = min(minY, c.latitude); maxY = max(maxY, c.latitude)
+                }
+            }
+        }
+        self.edges = edges
+        self.minX = minX; self.minY = minY; self.maxX = maxX; self.maxY = maxY
+        let edgeCount = edges.count / 4
+
+        // Stripes: about one per edge, so that a stripe lists a handful of edges on real outlines.
+        let height = max(maxY - minY, 1e-12)
+        stripeCount = max(1, min(edgeCount, 1 << 16))
+        stripeScale = Double(stripeCount) / height
+        var counts = [Int32](repeating: 0, count: stripeCount + 1)
+        func stripe(_ y: Double, count: Int, scale: Double, origin: Double) -> Int {
+            min(count - 1, max(0, Int((y - origin) * scale)))
+        }
+        for e in 0..<edgeCount {
+            let (y1, y2) = (edges[4 * e + 1], edges[4 * e + 3])
+            let k0 = stripe(min(y1, y2), count: stripeCount, scale: stripeScale, origin: minY)
+            let k1 = stripe(max(y1, y2), count: stripeCount, scale: stripeScale, origin: minY)
+            for k in k0...k1 { counts[k + 1] += 1 }
+        }
+        for k in 0..<stripeCount { counts[k + 1] += counts[k] }
+        var fill = counts
+        var stripeEdges = [Int32](repeating: 0, count: Int(counts[stripeCount]))
+        for e in 0..<edgeCount {
+            let (y1, y2) = (edges[4 * e + 1], edges[4 * e + 3])
+            let k0 = stripe(min(y1, y2), count: stripeCount, scale: stripeScale, origin: minY)
+            let k1 = stripe(max(y1, y2), count: stripeCount, scale: stripeScale, origin: minY)
+            for k in k0...k1 {
+                stripeEdges[Int(fill[k])] = Int32(e)
+                fill[k] += 1
+            }
+        }
+        stripeStart = counts
+        self.stripeEdges = stripeEdges
+
+        // Raster: about 4 cells per edge (at least 16 × 16, at most 2048 × 2048), shaped like the box.
+        let width = max(maxX - minX, 1e-12)
+        let target = Double(min(max(4 * edgeCount, 256), 1 << 22))
+        let aspect = width / height
+        let columns = max(1, min(2048, Int((target * aspect).squareRoot().rounded(.up))))
+        let rows = max(1, min(2048, Int((target / aspect).squareRoot().rounded(.up))))
+        self.columns = columns
+        self.rows = rows
+        cellScaleX = Double(columns) / width
+        cellScaleY = Double(rows) / height
+        var cells = [UInt8](repeating: Self.outside, count: columns * rows)
+        Self.markBoundary(edges: edges, into: &cells, columns: columns, rows: rows, minX: minX, minY: minY,
+                          scaleX: cellScaleX, scaleY: cellScaleY)
+        // Each run of non-boundary cells in a row is free of edges, so one test of its first cell's
+        // centre classifies it whole.
+        for r in 0..<rows {
+            var c = 0
+            while c < columns {
+                if cells[r * columns + c] == Self.boundary { c += 1; continue }
+                let runStart = c
+                while c < columns && cells[r * columns + c] != Self.boundary { c += 1 }
+                let x = minX + (Double(runStart) + 0.5) / cellScaleX
+                let y = minY + (Double(r) + 0.5) / cellScaleY
+                let state = Self.rayCrossingCovers(x, y, edges: edges, stripeCount: stripeCount, stripeScale: stripeScale,
+                                                   minY: minY, stripeStart: counts, stripeEdges: stripeEdges)
+                    ? Self.inside : Self.outside
+                for k in runStart..<c { cells[r * columns + k] = state }
+            }
+        }
+        self.cells = cells
+        clearance = Self.chebyshevClearance(cells, columns: columns, rows: rows)
+    }
+
+    /// Marks every cell an edge comes near (with a sliver of slack, so that rounding in the point's
+    /// cell computation can never put a point in a non-boundary cell the boundary touches).
+    private static func markBoundary(edges: [Double], into cells: inout [UInt8], columns: Int, rows: Int,
+                                     minX: Double, minY: Double, scaleX: Double, scaleY: Double) {
+        let slackX = 1e-6 / scaleX, slackY = 1e-6 / scaleY
+        func column(_ x: Double) -> Int { min(columns - 1, max(0, Int(((x - minX) * scaleX).rounded(.down)))) }
+        func row(_ y: Double) -> Int { min(rows - 1, max(0, Int(((y - minY) * scaleY).rounded(.down)))) }
+        for e in 0..<(edges.count / 4) {
+            let x1 = edges[4 * e], y1 = edges[4 * e + 1], x2 = edges[4 * e + 2], y2 = edges[4 * e + 3]
+            let r0 = row(min(y1, y2) - slackY), r1 = row(max(y1, y2) + slackY)
+            for r in r0...r1 {
+                // The edge's x-extent within this row's band (widened by the slack).
+                let bandLow = minY + Double(r) / scaleY - slackY
+                let bandHigh = minY + Double(r + 1) / scaleY + slackY
+                var xa: Double, xb: Double
+                if y1 == y2 {
+                    xa = min(x1, x2); xb = max(x1, x2)
+                } else {
+                    let ta = min(1, max(0, (bandLow - y1) / (y2 - y1)))
+                    let tb = min(1, max(0, (bandHigh - y1) / (y2 - y1)))
+                    let xaRaw = x1 + ta * (x2 - x1), xbRaw = x1 + tb * (x2 - x1)
+                    xa = min(xaRaw, xbRaw); xb = max(xaRaw, xbRaw)
+                }
+                let c0 = column(xa - slackX), c1 = column(xb + slackX)
+                for c in c0...c1 { cells[r * columns + c] = boundary }
+            }
+        }
+    }
+
+    /// Chebyshev distance (in cells) from each cell to the nearest boundary cell, two passes.
+    private static func chebyshevClearance(_ cells: [UInt8], columns: Int, rows: Int) -> [UInt8] {
+        var d = cells.map { $0 == boundary ? 0 : 255 }
+        for r in 0..<rows {
+            for c in 0..<columns {
+                var v = d[r * columns + c]
+                if v == 0 { continue }
+                if c > 0 { v = min(v, d[r * columns + c - 1] + 1) }
+                if r > 0 {
+                    v = min(v, d[(r - 1) * columns + c] + 1)
+                    if c > 0 { v = min(v, d[(r - 1) * columns + c - 1] + 1) }
+                    if c + 1 < columns { v = min(v, d[(r - 1) * columns + c + 1] + 1) }
+                }
+                d[r * columns + c] = v
+            }
+        }
+        for r in stride(from: rows - 1, through: 0, by: -1) {
+            for c in stride(from: columns - 1, through: 0, by: -1) {
+                var v = d[r * columns + c]
+                if v == 0 { continue }
+                if c + 1 < columns { v = min(v, d[r * columns + c + 1] + 1) }
+                if r + 1 < rows {
+                    v = min(v, d[(r + 1) * columns + c] + 1)
+                    if c > 0 { v = min(v, d[(r + 1) * columns + c - 1] + 1) }
+                    if c + 1 < columns { v = min(v, d[(r + 1) * columns + c + 1] + 1) }
+                }
+                d[r * columns + c] = v
+            }
+        }
+        return d.map { UInt8(min($0, 255)) }
+    }
+
+    // MARK: Queries
+
+    /// Whether the (multi)polygon covers the point (x = longitude, y = latitude), boundary included —
+    /// exactly GEOS's answer.
+    @inline(__always)
+    func covers(_ x: Double, _ y: Double) -> Bool {
+        guard x >= minX, x <= maxX, y >= minY, y <= maxY else { return false }
+        let state = cells[cellIndex(x, y)]
+        if state != Self.boundary { return state == Self.inside }
+        return stripeCovers(x, y)
+    }
+
+    @inline(__always)
+    private func cellIndex(_ x: Double, _ y: Double) -> Int {
+        let c = min(columns - 1, Int((x - minX) * cellScaleX))
+        let r = min(rows - 1, Int((y - minY) * cellScaleY))
+        return r * columns + c
+    }
+
+    /// The answer without the raster: GEOS's ray-crossing count over the edges of the point's stripe.
+    func stripeCovers(_ x: Double, _ y: Double) -> Bool {
+        Self.rayCrossingCovers(x, y, edges: edges, stripeCount: stripeCount, stripeScale: stripeScale, minY: minY,
+                               stripeStart: stripeStart, stripeEdges: stripeEdges)
+    }
+
+    /// GEOS's `RayCrossingCounter.countSegment` over the edges of the point's stripe.
+    @inline(__always)
+    private static func rayCrossingCovers(_ x: Double, _ y: Double, edges: [Double], stripeCount: Int, stripeScale: Double,
+                                          minY: Double, stripeStart: [Int32], stripeEdges: [Int32]) -> Bool {
+        let k = min(stripeCount - 1, max(0, Int((y - minY) * stripeScale)))
+        var crossings = 0
+        return edges.withUnsafeBufferPointer { e in
+            stripeEdges.withUnsafeBufferPointer { list in
+                for i in Int(stripeStart[k])..<Int(stripeStart[k + 1]) {
+                    let base = Int(list[i]) * 4
+                    let x1 = e[base], y1 = e[base + 1], x2 = e[base + 2], y2 = e[base + 3]
+                    if x1 < x && x2 < x { continue }  // wholly left of the point
+                    if x == x2 && y == y2 { return true }  // on a vertex
+                    if y1 == y && y2 == y {  // horizontal edge: on it, or not counted
+                        if x >= min(x1, x2) && x <= max(x1, x2) { return true }
+                        continue
+                    }
+                    // Upward edges include their start, downward edges their end.
+                    if (y1 > y && y2 <= y) || (y2 > y && y1 <= y) {
+                        var orientation = RobustOrientation.index(x1, y1, x2, y2, x, y)
+                        if orientation == 0 { return true }  // on the edge
+                        if y2 < y1 { orientation = -orientation }
+                        if orientation > 0 { crossings += 1 }
+                    }
+                }
+                return crossings & 1 == 1
+            }
+        }
+    }
+
+    /// Whether some boundary point lies within `metres` of `c` (strictly closer than `metres`, or also
+    /// at exactly `metres` when `inclusive`), by the same distance as `PolygonShape.distanceToBoundary`:
+    /// the haversine distance to the nearest boundary point found in a frame centred on `c`.
+    func boundary(within metres: Double, of c: Coordinate, inclusive: Bool) -> Bool {
+        // Cells far from any boundary cell answer without looking at edges.
+        if c.longitude >= minX, c.longitude <= maxX, c.latitude >= minY, c.latitude <= maxY {
+            let k = Int(clearance[cellIndex(c.longitude, c.latitude)])
+            if k >= 2 {
+                // The point may sit at its cell's edge: k − 1 whole cells separate it from the boundary.
+                let cellDegrees = min(1 / cellScaleX, 1 / cellScaleY)
+                let latitudeBound = max(abs(c.latitude), abs(minY), abs(maxY))
+                let metresPerDegree = Geodesy.metresPerDegree * cos(min(89.999, latitudeBound) * Geodesy.radiansPerDegree)
+                // 0.99: a margin for the sphere (chords against arcs) well beyond its distortion at this size.
+                if Double(k - 1) * cellDegrees * metresPerDegree * 0.99 > metres { return false }
+            }
+        }
+        let box = Geodesy.boundingBox(around: c, metres: metres)
+        let best = nearestBoundaryDistance(from: c, within: box)
+        return inclusive ? best <= metres : best < metres
+    }
+
+    /// The smallest boundary distance (as `PolygonShape.distanceToBoundary` measures it) over the edges
+    /// that reach into `box`; infinity if none do.
+    func nearestBoundaryDistance(from c: Coordinate, within box: BoundingBox) -> Double {
+        let lowY = max(box.minLatitude, minY), highY = min(box.maxLatitude, maxY)
+        guard lowY <= highY else { return .infinity }
+        let k0 = min(stripeCount - 1, max(0, Int((lowY - minY) * stripeScale)))
+        let k1 = min(stripeCount - 1, max(0, Int((highY - minY) * stripeScale)))
+        var best = Double.infinity
+        var frame = NearestPointFrame(c)
+        for k in k0...k1 {
+            for i in Int(stripeStart[k])..<Int(stripeStart[k + 1]) {
+                let base = Int(stripeEdges[i]) * 4
+                let x1 = edges[base], y1 = edges[base + 1], x2 = edges[base + 2], y2 = edges[base + 3]
+                // Edges wholly outside the box in longitude (either way round) cannot come closer.
+                if max(x1, x2) < box.minLongitude - 360 || min(x1, x2) > box.maxLongitude + 360 { continue }
+                if !box.overlapsLongitudes(min(x1, x2), max(x1, x2)) { continue }
+                frame.consider(x1, y1, x2, y2)
+            }
+        }
+        if let nearest = frame.nearest { best = Geodesy.distance(c, nearest) }
+        return best
+    }
+}
+
+/// Finds the nearest point of a set of lon/lat edges to a point, in an equirectangular frame centred
+/// on it (edges straight in lon/lat stay straight there).
+struct NearestPointFrame {
+    let origin: Coordinate
+    private let kx: Double
+    private let ky = Geodesy.metresPerDegree
+    private var bestSquared = Double.infinity
+    private(set) var nearest: Coordinate?
+
+    init(_ origin: Coordinate) {
+        self.origin = origin
+        kx = Geodesy.metresPerDegree * cos(origin.latitude * Geodesy.radiansPerDegree)
+    }
+
+    mutating func consider(_ lon1: Double, _ lat1: Double, _ lon2: Double, _ lat2: Double) {
+        // The edge is straight in raw longitude; only the whole edge may be moved a turn round, to
+        // its copy nearest the origin (an edge near the antimeridian, seen from the other side).
+        var alon = lon1 - origin.longitude, blon = lon2 - origin.longitude
+        if min(alon, blon) > 180 {
+            alon -= 360; blon -= 360
+        } else if max(alon, blon) < -180 {
+            alon += 360; blon += 360
+        }
+        let alat = lat1 - origin.latitude, blat = lat2 - origin.latitude
+        let ax = alon * kx, ay = alat * ky
+        let dx = (blon - alon) * kx, dy = (blat - alat) * ky
+        let lengthSquared = dx * dx + dy * dy
+        var t = lengthSquared > 0 ? -(ax * dx + ay * dy) / lengthSquared : 0
+        t = min(1, max(0, t))
+        let px = ax + t * dx, py = ay + t * dy
+        let distanceSquared = px * px + py * py
+        if distanceSquared < bestSquared {
+            bestSquared = distanceSquared
+            nearest = Coordinate(latitude: origin.latitude + alat + t * (blat - alat),
+                                 longitude: origin.longitude + alon + t * (blon - alon))
+        }
+    }
+}
+
+extension BoundingBox {
+    /// Whether [low, high] meets the box's longitudes directly or one turn round.
+    func overlapsLongitudes(_ low: Double, _ high: Double) -> Bool {
+        (low <= maxLongitude && high >= minLongitude)
+            || (low + 360 <= maxLongitude && high + 360 >= minLongitude)
+            || (low - 360 <= maxLongitude && high - 360 >= minLongitude)
+    }
+}
