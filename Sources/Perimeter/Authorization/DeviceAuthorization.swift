@@ -119,7 +119,8 @@ struct DeviceAuthorization {
         prompt = nil
         switch open {
         case .first(let alwaysIntent):
-            accuracy = answer.precise ?? true ? .full : .reduced
+            // The Precise switch comes with a grant; Don't Allow leaves accuracy as it was.
+            if answer.choice != .deny { accuracy = answer.precise ?? true ? .full : .reduced }
             switch answer.choice {
             case .allowOnce:
                 status = .whenInUse

@@ -12,12 +12,17 @@ struct BeaconPairState {
 
 /// A min-queue of beacon exits by (due time, condition index), for one device.
 ///
-/// A sighting that refreshes a pair pushes a new entry rather than moving the old one; an entry is
-/// live only while it still equals its pair's `exitDue` (checked when popped).
+/// An entry is either one touched pair's exit — live only while it still equals the pair's `exitDue`
+/// (a later sighting pushes a new entry rather than moving the old one) — or the first exit timer of
+/// a whole range of untouched conditions, which share it because they share their start.
 struct ExitQueue {
     struct Entry: Comparable {
         var due: Timestamp
         var condition: Int32
+        /// For a range entry, one past its last condition; −1 for a single pair's exit.
+        var rangeEnd: Int32 = -1
+
+        var isRange: Bool { rangeEnd >= 0 }
 
         static func < (a: Entry, b: Entry) -> Bool {
             a.due != b.due ? a.due < b.due : a.condition < b.condition

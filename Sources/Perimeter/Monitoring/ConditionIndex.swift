@@ -81,6 +81,12 @@ struct ConditionIndex {
         }
     }
 
+    /// Appends to `result` every condition whose box comes within `margin` metres of `c` (each once).
+    @inline(__always)
+    func collect(around c: Coordinate, margin: Double, stamps: inout [UInt32], stamp: UInt32, into result: inout [Int32]) {
+        collect(in: Geodesy.boundingBox(around: c, metres: margin), stamps: &stamps, stamp: stamp, into: &result)
+    }
+
     /// Appends to `result` every condition whose box meets `query` (each once).
     ///
     /// `stamps` (one per condition) and `stamp` de-duplicate without a set: a condition is taken when

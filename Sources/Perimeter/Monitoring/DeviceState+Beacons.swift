@@ -5,46 +5,80 @@ extension DeviceState {
         guard let matching = catalog.beaconsByUUID[sighting.identity.uuid] else { return }
         let due = sighting.time.adding(TimeSpan(seconds: policy.beaconExitTimeout))
         for i in matching where catalog.beacons[Int(i)].condition.matches(sighting.identity) {
-            beacons[Int(i)].exitDue = due
+            let k: Int
+            if let existing = beaconEntries.firstIndex(where: { $0.condition == i }) {
+                k = existing
+            } else {
+                k = beaconEntries.count
+                beaconEntries.append(BeaconEntry(condition: i, pair: beaconPair(i, catalog: catalog)))
+            }
+            beaconEntries[k].pair.exitDue = due
             exits.push(.init(due: due, condition: i))
-            if beacons[Int(i)].state != .satisfied {
-                beacons[Int(i)].state = .satisfied
+            if beaconEntries[k].pair.state != .satisfied {
+                beaconEntries[k].pair.state = .satisfied
                 emit(MonitorEvent(device: name, identifier: catalog.beacons[Int(i)].identifier,
                                   state: .satisfied, date: sighting.time, refinement: sighting.identity, cause: cause),
                      policy: policy, events: &events)
             }
         }
-        if exits.count > 2 * beacons.count + 64 {
-            exits.compact { [beacons] entry in beacons[Int(entry.condition)].exitDue == entry.due }
+        if exits.count > 2 * beaconEntries.count + 64 {
+            exits.compact { [beaconEntries] entry in
+                entry.isRange || beaconEntries.contains { $0.condition == entry.condition && $0.pair.exitDue == entry.due }
+            }
         }
     }
 
-    /// Gives the device a pair for every condition added since it last looked, each in its starting
-    /// state; beacon pairs not starting unsatisfied get their exit timer, counted from the device's
-    /// first record or the condition's addition, whichever is later.
+    /// Schedules the first exit timer of beacon conditions added since the device last looked: one
+    /// queue entry per run of conditions that share a start (the device's first record, or their
+    /// addition if later). Untouched pairs keep their starting state until it fires.
     mutating func catchUp(with catalog: ConditionCatalog, policy: MonitoringPolicy) {
-        while geographic.count < catalog.geographic.count {
-            let i = geographic.count
-            var pair = GeographicPairState(state: catalog.geographic[i].initialState)
-            if pair.needsFarFixes && !catalog.geographic[i].isRemoved {
-                pair.isWatched = true
-                watched.append(Int32(i))
-            }
-            geographic.append(pair)
+        let count = Int32(catalog.beacons.count)
+        guard beaconScheduled < count else { return }
+        let timeout = TimeSpan(seconds: policy.beaconExitTimeout)
+        var lo = beaconScheduled
+        while lo < count {
+            let start = max(firstTime, catalog.beacons[Int(lo)].addedAt ?? firstTime)
+            var hi = lo + 1
+            while hi < count && max(firstTime, catalog.beacons[Int(hi)].addedAt ?? firstTime) == start { hi += 1 }
+            exits.push(.init(due: start.adding(timeout), condition: lo, rangeEnd: hi))
+            lo = hi
         }
-        if beacons.count < catalog.beacons.count {
-            let timeout = TimeSpan(seconds: policy.beaconExitTimeout)
-            while beacons.count < catalog.beacons.count {
-                let i = beacons.count
-                let entry = catalog.beacons[i]
-                var pair = BeaconPairState(state: entry.initialState)
-                if entry.initialState != .unsatisfied && !entry.isRemoved {
-                    let start = max(firstTime, entry.addedAt ?? firstTime)
-                    pair.exitDue = start.adding(timeout)
-                    exits.push(.init(due: pair.exitDue, condition: Int32(i)))
-                }
-                beacons.append(pair)
+        beaconScheduled = count
+    }
+
+    /// Fires one queue entry: a touched pair's exit, or the first timer of a range of untouched pairs
+    /// (ranges fire in index order, since their starts never decrease).
+    mutating func fireExit(_ entry: ExitQueue.Entry, cause: Int, catalog: ConditionCatalog, policy: MonitoringPolicy,
+                           events: inout [MonitorEvent]) {
+        if entry.isRange {
+            for i in entry.condition..<entry.rangeEnd {
+                let condition = catalog.beacons[Int(i)]
+                guard !condition.isRemoved, condition.initialState != .unsatisfied,
+                      !beaconEntries.contains(where: { $0.condition == i }) else { continue }
+                emit(MonitorEvent(device: name, identifier: condition.identifier, state: .unsatisfied, date: entry.due, cause: cause),
+                     policy: policy, events: &events)
             }
+            beaconSettled = max(beaconSettled, entry.rangeEnd)
+            // Touched pairs that are unsatisfied now match the baseline: drop them.
+            beaconEntries.removeAll { $0.condition < beaconSettled && $0.pair.state == .unsatisfied && $0.pair.exitDue == .distantFuture }
+            return
         }
+        guard let k = beaconEntries.firstIndex(where: { $0.condition == entry.condition }) else { return }
+        beaconEntries[k].pair.exitDue = .distantFuture
+        beaconEntries[k].pair.state = .unsatisfied
+        let identifier = catalog.beacons[Int(entry.condition)].identifier
+        if entry.condition < beaconSettled {
+            beaconEntries.swapAt(k, beaconEntries.count - 1)
+            beaconEntries.removeLast()
+        }
+        emit(MonitorEvent(device: name, identifier: identifier, state: .unsatisfied, date: entry.due, cause: cause),
+             policy: policy, events: &events)
+    }
+
+    /// Whether a queue entry still stands (a single pair's exit not since moved by a sighting).
+    func isLive(_ entry: ExitQueue.Entry, catalog: ConditionCatalog) -> Bool {
+        if entry.isRange { return true }
+        guard !catalog.beacons[Int(entry.condition)].isRemoved else { return false }
+        return beaconEntries.contains { $0.condition == entry.condition && $0.pair.exitDue == entry.due }
     }
 }

@@ -1,31 +1,67 @@
 extension DeviceState {
     /// Applies a fix to every geographic pair it can change (SPEC §2, geographic).
     ///
-    /// Only the index's candidates — conditions whose box comes within the fix's margin — are tested;
-    /// every other condition is confidently outside, which matters only to the pairs in `watched`.
+    /// Only the index's candidates — conditions whose box comes within the fix's margin — are tested.
+    /// Every other condition is confidently outside, which changes only the pairs kept explicitly and,
+    /// once, the untouched pairs of conditions this device has not settled yet.
     mutating func apply(_ fix: Fix, cause: Int, catalog: ConditionCatalog, policy: MonitoringPolicy,
                         scratch: inout EvaluationScratch, events: inout [MonitorEvent]) {
         guard fix.isValid else { return }
         let margin = max(policy.hysteresis, policy.accuracyWeight * fix.horizontalAccuracy)
         let confirmation = TimeSpan(seconds: policy.confirmation)
-        scratch.beginQuery(conditionCount: catalog.geographic.count)
+        let count = Int32(catalog.geographic.count)
+        scratch.beginQuery(conditionCount: Int(count))
         let stamp = scratch.stamp
-        catalog.index.collect(in: Geodesy.boundingBox(around: fix.coordinate, metres: margin),
+        catalog.index.collect(around: fix.coordinate, margin: margin,
                               stamps: &scratch.queryStamps, stamp: stamp, into: &scratch.candidates)
 
+        // 1. Candidates: test, and keep an entry unless the pair ends in the settled baseline.
         for i in scratch.candidates {
             scratch.candidateMarks[Int(i)] = stamp
-            guard let side = catalog.geographic[Int(i)].shape.side(of: fix.coordinate, margin: margin) else { continue }
-            if let state = geographic[Int(i)].observe(side, at: fix.time, confirmation: confirmation) {
+            let side = catalog.geographic[Int(i)].shape.side(of: fix.coordinate, margin: margin)
+            let existing = geographicEntries.firstIndex { $0.condition == i }
+            var pair = existing.map { geographicEntries[$0].pair }
+                ?? GeographicPairState(state: i < geographicSettled ? .unsatisfied : catalog.geographic[Int(i)].initialState)
+            if let side, let state = pair.observe(side, at: fix.time, confirmation: confirmation) {
                 scratch.changes.append((i, state))
             }
+            store(pair, for: i, at: existing)
         }
-        for i in watched where scratch.candidateMarks[Int(i)] != stamp && !catalog.geographic[Int(i)].isRemoved {
-            if let state = geographic[Int(i)].observe(.outside, at: fix.time, confirmation: confirmation) {
-                scratch.changes.append((i, state))
+        // 2. Explicit pairs the fix is far from: confidently outside.
+        var k = geographicEntries.count - 1
+        while k >= 0 {
+            let i = geographicEntries[k].condition
+            if scratch.candidateMarks[Int(i)] != stamp {
+                scratch.candidateMarks[Int(i)] = stamp
+                if catalog.geographic[Int(i)].isRemoved {
+                    geographicEntries.swapAt(k, geographicEntries.count - 1)
+                    geographicEntries.removeLast()
+                } else {
+                    if let state = geographicEntries[k].pair.observe(.outside, at: fix.time, confirmation: confirmation) {
+                        scratch.changes.append((i, state))
+                    }
+                    if geographicEntries[k].pair.isSettledBaseline {
+                        geographicEntries.swapAt(k, geographicEntries.count - 1)
+                        geographicEntries.removeLast()
+                    }
+                }
             }
+            k -= 1
         }
-        rebuildWatched(candidates: scratch.candidates, catalog: catalog, next: &scratch.nextWatched)
+        // 3. Conditions not settled yet (the device's first valid fix, or conditions added since):
+        //    every untouched pair is confidently outside.
+        if geographicSettled < count {
+            for i in geographicSettled..<count where scratch.candidateMarks[Int(i)] != stamp {
+                let entry = catalog.geographic[Int(i)]
+                guard !entry.isRemoved, entry.initialState != .unsatisfied else { continue }
+                var pair = GeographicPairState(state: entry.initialState)
+                if let state = pair.observe(.outside, at: fix.time, confirmation: confirmation) {
+                    scratch.changes.append((i, state))
+                }
+                if !pair.isSettledBaseline { geographicEntries.append(GeographicEntry(condition: i, pair: pair)) }
+            }
+            geographicSettled = count
+        }
 
         if scratch.changes.count > 1 { scratch.changes.sort { $0.condition < $1.condition } }
         for change in scratch.changes {
@@ -35,20 +71,19 @@ extension DeviceState {
         }
     }
 
-    /// Keeps `watched` equal to the pairs that far fixes can still change.
-    private mutating func rebuildWatched(candidates: [Int32], catalog: ConditionCatalog, next: inout [Int32]) {
-        next.removeAll(keepingCapacity: true)
-        for i in watched {
-            if geographic[Int(i)].needsFarFixes && !catalog.geographic[Int(i)].isRemoved {
-                next.append(i)
-            } else {
-                geographic[Int(i)].isWatched = false
+    /// Keeps `pair` as condition `i`'s entry, or drops the entry when the pair is back in the settled
+    /// baseline (every condition is settled once this fix is done).
+    @inline(__always)
+    private mutating func store(_ pair: GeographicPairState, for i: Int32, at existing: Int?) {
+        if pair.isSettledBaseline {
+            if let existing {
+                geographicEntries.swapAt(existing, geographicEntries.count - 1)
+                geographicEntries.removeLast()
             }
+        } else if let existing {
+            geographicEntries[existing].pair = pair
+        } else {
+            geographicEntries.append(GeographicEntry(condition: i, pair: pair))
         }
-        for i in candidates where !geographic[Int(i)].isWatched && geographic[Int(i)].needsFarFixes {
-            geographic[Int(i)].isWatched = true
-            next.append(i)
-        }
-        swap(&watched, &next)
     }
 }

@@ -16,12 +16,7 @@ extension DeviceState {
                 let expired = authorization.held.removeFirst()
                 events.append(expired.resolved(Delivery(verdict: .dropped, reason: .expired), cause: cause))
             } else if exitReady, let entry = exits.popFirst() {
-                let i = Int(entry.condition)
-                beacons[i].exitDue = .distantFuture
-                beacons[i].state = .unsatisfied
-                emit(MonitorEvent(device: name, identifier: catalog.beacons[i].identifier,
-                                  state: .unsatisfied, date: entry.due, cause: cause),
-                     policy: policy, events: &events)
+                fireExit(entry, cause: cause, catalog: catalog, policy: policy, events: &events)
             } else {
                 return
             }
@@ -31,8 +26,7 @@ extension DeviceState {
     /// Pops queue entries that a later sighting (or the condition's removal) made stale.
     private mutating func dropStaleExits(catalog: ConditionCatalog) {
         while let next = exits.first {
-            let i = Int(next.condition)
-            if beacons[i].exitDue == next.due && !catalog.beacons[i].isRemoved { return }
+            if isLive(next, catalog: catalog) { return }
             _ = exits.popFirst()
         }
     }

@@ -1,4 +1,8 @@
 /// Everything the engine keeps for one device.
+///
+/// Pair state is sparse: a device keeps entries only for the conditions it is in, near, or waiting on;
+/// every other pair is in its baseline state (below), so memory follows what a device is near, never
+/// the number of conditions.
 struct DeviceState {
     let name: String
     /// Stream time of the device's first and latest records.
@@ -7,12 +11,19 @@ struct DeviceState {
     /// Cause (input line) of the device's latest record, for what fires at the end of the input.
     var lastCause: Int
 
-    /// Per geographic condition, by catalog index; grown when conditions are added.
-    var geographic: [GeographicPairState] = []
-    /// Geographic pairs that far fixes can still change (`needsFarFixes`), in no particular order.
-    var watched: [Int32] = []
-    /// Per beacon condition, by catalog index.
-    var beacons: [BeaconPairState] = []
+    /// Geographic pairs that differ from the baseline or wait for a confirmation, in no order.
+    var geographicEntries: [GeographicEntry] = []
+    /// Geographic conditions below this index have seen a valid fix of this device: an untouched pair
+    /// is unsatisfied. From it on, an untouched pair is in its condition's starting state.
+    var geographicSettled: Int32 = 0
+
+    /// Beacon pairs a sighting has touched, in no order.
+    var beaconEntries: [BeaconEntry] = []
+    /// Beacon conditions below this index have had their first exit timer fire: an untouched pair is
+    /// unsatisfied. From it on, an untouched pair is in its starting state.
+    var beaconSettled: Int32 = 0
+    /// Beacon conditions below this index have their first exit timer in the queue.
+    var beaconScheduled: Int32 = 0
     var exits = ExitQueue()
 
     var authorization: DeviceAuthorization
@@ -27,5 +38,31 @@ struct DeviceState {
         lastTime = firstTime
         lastCause = cause
         authorization = DeviceAuthorization(initialAuthorization)
+    }
+}
+
+/// A geographic pair kept explicitly.
+struct GeographicEntry {
+    var condition: Int32
+    var pair: GeographicPairState
+}
+
+/// A beacon pair kept explicitly.
+struct BeaconEntry {
+    var condition: Int32
+    var pair: BeaconPairState
+}
+
+extension DeviceState {
+    /// The state of a geographic pair, explicit or baseline.
+    func geographicPair(_ i: Int32, catalog: ConditionCatalog) -> GeographicPairState {
+        if let e = geographicEntries.first(where: { $0.condition == i }) { return e.pair }
+        return GeographicPairState(state: i < geographicSettled ? .unsatisfied : catalog.geographic[Int(i)].initialState)
+    }
+
+    /// The state of a beacon pair, explicit or baseline.
+    func beaconPair(_ i: Int32, catalog: ConditionCatalog) -> BeaconPairState {
+        if let e = beaconEntries.first(where: { $0.condition == i }) { return e.pair }
+        return BeaconPairState(state: i < beaconSettled ? .unsatisfied : catalog.beacons[Int(i)].initialState)
     }
 }

@@ -9,7 +9,6 @@ struct EvaluationScratch {
     private(set) var stamp: UInt32 = 0
     /// State changes of the current record, by condition index, before they are sorted into events.
     var changes: [(condition: Int32, state: ConditionState)] = []
-    var nextWatched: [Int32] = []
 
     /// Starts a new query over `conditionCount` geographic conditions.
     mutating func beginQuery(conditionCount: Int) {

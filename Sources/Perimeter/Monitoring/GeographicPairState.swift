@@ -4,21 +4,19 @@ struct GeographicPairState {
     /// The side a change is waiting to be confirmed on, and since when.
     var pending: Side?
     var pendingSince = Timestamp.distantPast
-    /// Whether the pair is in its device's `watched` list.
-    var isWatched = false
 
     init(state: ConditionState) {
         self.state = state
     }
 
-    /// Whether the engine must look at this pair even when a fix is far from the condition: a far
-    /// fix is confidently outside, which changes anything not already unsatisfied and settled.
-    var needsFarFixes: Bool { state != .unsatisfied || pending != nil }
+    /// Whether the pair is what a settled pair with no entry is: unsatisfied, nothing pending.
+    var isSettledBaseline: Bool { state == .unsatisfied && pending == nil }
 
     /// Applies a fix that is confidently on `side` at `time`; returns the new state if it changed.
     ///
     /// A change needs the new side to hold for `confirmation` of stream time; a confident fix on the
     /// current side cancels a pending change, and one on the other side restarts it.
+    @inline(__always)
     mutating func observe(_ side: Side, at time: Timestamp, confirmation: TimeSpan) -> ConditionState? {
         let target: ConditionState = side == .inside ? .satisfied : .unsatisfied
         if state == target {

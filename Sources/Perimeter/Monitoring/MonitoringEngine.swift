@@ -53,11 +53,11 @@ public struct MonitoringEngine: Sendable {
         let d = deviceIndex[device].map { devices[$0] }
         switch entry {
         case .geographic(let i):
-            guard let d, Int(i) < d.geographic.count else { return catalog.geographic[Int(i)].initialState }
-            return d.geographic[Int(i)].state
+            guard let d else { return catalog.geographic[Int(i)].initialState }
+            return d.geographicPair(i, catalog: catalog).state
         case .beacon(let i):
-            guard let d, Int(i) < d.beacons.count else { return catalog.beacons[Int(i)].initialState }
-            return d.beacons[Int(i)].state
+            guard let d else { return catalog.beacons[Int(i)].initialState }
+            return d.beaconPair(i, catalog: catalog).state
         }
     }
 
