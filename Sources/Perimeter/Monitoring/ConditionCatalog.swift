@@ -45,9 +45,7 @@ struct ConditionCatalog: Sendable {
     private(set) var identifiers: [String] = []
     /// Beacon conditions by UUID, each list in addition order.
     private(set) var beaconsByUUID: [UUID: [Int32]] = [:]
-    private(set) var index = ConditionIndex(cellSize: 0.05)
-    /// Number of geographic conditions when the index was last sized.
-    private var indexedAtCount = 0
+    private(set) var index = ConditionIndex()
 
     mutating func add(_ condition: Condition, identifier: String, initialState: ConditionState,
                       addedAt: Timestamp?) throws(ConditionCatalogError) {
@@ -71,25 +69,13 @@ struct ConditionCatalog: Sendable {
         let i = Int32(geographic.count)
         geographic.append(Geographic(identifier: identifier, shape: shape, initialState: initialState))
         byIdentifier[identifier] = .geographic(i)
-        if geographic.count > max(64, indexedAtCount * 2) {
-            rebuildIndex()
-        } else {
-            index.insert(i, box: shape.boundingBox)
-        }
+        index.insert(i, box: shape.boundingBox)
     }
 
-    /// Re-sizes the grid to the conditions present; amortised over additions, as a vector grows.
-    private mutating func rebuildIndex() {
-        let boxes = geographic.map(\.shape.boundingBox)
-        var rebuilt = ConditionIndex(cellSize: ConditionIndex.cellSize(for: boxes))
-        for (i, box) in boxes.enumerated() {
-            rebuilt.insert(Int32(i), box: box)
-        }
-        for (i, entry) in geographic.enumerated() where entry.isRemoved {
-            rebuilt.remove(Int32(i))
-        }
-        index = rebuilt
-        indexedAtCount = geographic.count
+    /// Lays the index out anew when enough conditions were added since it was built (they are checked
+    /// one by one until then). The engine calls it before evaluating records.
+    mutating func prepareIndex() {
+        if index.needsRebuild { index.rebuild() }
     }
 
     @discardableResult

@@ -1,109 +1,167 @@
-/// A uniform latitude/longitude grid over geographic conditions' bounding boxes.
+import Foundation
+
+/// A uniform latitude/longitude grid over geographic conditions' bounding boxes, in flat arrays.
 ///
-/// A query returns every condition whose box meets the query box; conditions it leaves out are
-/// certainly farther from the fix than the query's margin, so the engine treats them as confidently
-/// outside without testing them. Conditions that would span too many cells sit in a short list that
-/// every query checks by box.
-struct ConditionIndex {
-    /// Cell edge in degrees.
-    let cellSize: Double
-    private var cells: [Int64: [Int32]] = [:]
-    private var large: [Int32] = []
-    /// Each condition's box, by index; longitudes may run past ±180 for circles at the antimeridian.
+/// A query returns every condition whose box meets the box of points within the fix's margin;
+/// conditions it leaves out are certainly farther than the margin, so the engine treats them as
+/// confidently outside without testing them. Conditions spanning too many cells sit in a short list
+/// every query checks by box; conditions added since the last build wait in another, until the grid
+/// is rebuilt (amortised, as an array grows).
+struct ConditionIndex: Sendable {
+    /// Each condition's box, by index (`nil` once removed); longitudes may run past ±180.
     private(set) var boxes: [BoundingBox?] = []
 
+    // The grid: cell (row, column) lists cellItems[cellStart[cell] ..< cellStart[cell + 1]].
+    private var minLatitude = -90.0
+    private var minLongitude = -180.0
+    private var cellSize = 1.0
+    private var inverseCellSize = 1.0
+    private var rows = 1
+    private var columns = 1
+    private var cellStart: [Int32] = [0, 0]
+    private var cellItems: [Int32] = []
+    /// Conditions too large for the grid, and conditions added since it was built: checked by box.
+    private var unindexed: [Int32] = []
+    private var addedSinceBuild = 0
+
     static let maximumCellsPerCondition = 64
-    /// A query box spanning more cells than this scans every condition instead.
-    static let maximumCellsPerQuery = 4096
-
-    init(cellSize: Double) {
-        self.cellSize = cellSize
-    }
-
-    /// A cell size suited to a set of boxes: about the median box's larger side, within 0.001°…1°.
-    static func cellSize<S: Sequence>(for boxes: S) -> Double where S.Element == BoundingBox {
-        var sides = boxes.map { max($0.maxLatitude - $0.minLatitude, $0.maxLongitude - $0.minLongitude) }
-        guard !sides.isEmpty else { return 0.05 }
-        sides.sort()
-        return min(1, max(0.001, sides[sides.count / 2] * 2))
-    }
+    static let maximumCells = 1 << 22
 
     var count: Int { boxes.count }
-
-    private func row(_ latitude: Double) -> Int64 { Int64(((latitude + 90) / cellSize).rounded(.down)) }
-    private func column(_ longitude: Double) -> Int64 { Int64(((longitude + 180) / cellSize).rounded(.down)) }
-    private func key(_ row: Int64, _ column: Int64) -> Int64 { row << 32 | column }
-
-    private func cellCount(_ box: BoundingBox) -> Int64 {
-        (row(box.maxLatitude) - row(box.minLatitude) + 1) * (column(box.maxLongitude) - column(box.minLongitude) + 1)
-    }
 
     mutating func insert(_ index: Int32, box: BoundingBox) {
         precondition(Int(index) == boxes.count, "conditions are indexed in order")
         boxes.append(box)
-        var total: Int64 = 0
-        box.forEachPieceWithinLongitudeRange { total += cellCount($0) }
-        if total > Self.maximumCellsPerCondition {
-            large.append(index)
-            return
-        }
-        box.forEachPieceWithinLongitudeRange { piece in
-            forEachCell(of: piece) { cells[$0, default: []].append(index) }
-        }
+        unindexed.append(index)
+        addedSinceBuild += 1
     }
+
+    /// Whether enough conditions wait outside the grid that a rebuild pays for itself.
+    var needsRebuild: Bool { addedSinceBuild > 32 && addedSinceBuild * 256 > boxes.count }
 
     mutating func remove(_ index: Int32) {
-        guard let box = boxes[Int(index)] else { return }
-        boxes[Int(index)] = nil
-        if let i = large.firstIndex(of: index) {
-            large.remove(at: i)
-            return
-        }
-        box.forEachPieceWithinLongitudeRange { piece in
-            forEachCell(of: piece) { key in
-                cells[key]?.removeAll { $0 == index }
-                if cells[key]?.isEmpty == true { cells[key] = nil }
-            }
-        }
+        boxes[Int(index)] = nil  // the grid keeps its slot until the next build; queries skip it
     }
 
-    private func forEachCell(of piece: BoundingBox, _ body: (Int64) -> Void) {
-        let r0 = row(piece.minLatitude), r1 = row(piece.maxLatitude)
-        let c0 = column(piece.minLongitude), c1 = column(piece.maxLongitude)
-        var r = r0
-        while r <= r1 {
-            var c = c0
-            while c <= c1 {
-                body(key(r, c))
-                c += 1
+    /// Lays the grid over the conditions present: cells about twice the median box, at most
+    /// `maximumCells` of them.
+    mutating func rebuild() {
+        addedSinceBuild = 0
+        unindexed.removeAll()
+        let present = boxes.indices.compactMap { i in boxes[i].map { (Int32(i), $0) } }
+        guard let first = present.first?.1 else {
+            cellStart = [0, 0]; cellItems = []; rows = 1; columns = 1
+            return
+        }
+        var extent = first
+        var sides: [Double] = []
+        sides.reserveCapacity(present.count)
+        for (_, box) in present {
+            extent = extent.union(box)
+            sides.append(max(box.maxLatitude - box.minLatitude, box.maxLongitude - box.minLongitude))
+        }
+        extent.minLatitude = max(-90, extent.minLatitude)
+        extent.maxLatitude = min(90, extent.maxLatitude)
+        extent.minLongitude = max(-180, extent.minLongitude)
+        extent.maxLongitude = min(180, extent.maxLongitude)
+        sides.sort()
+        var size = max(1e-4, sides[sides.count / 2] * 2)
+        let height = max(extent.maxLatitude - extent.minLatitude, 1e-9)
+        let width = max(extent.maxLongitude - extent.minLongitude, 1e-9)
+        while (height / size + 1) * (width / size + 1) > Double(Self.maximumCells) { size *= 2 }
+        minLatitude = extent.minLatitude
+        minLongitude = extent.minLongitude
+        cellSize = size
+        inverseCellSize = 1 / size
+        rows = Int(height * inverseCellSize) + 1
+        columns = Int(width * inverseCellSize) + 1
+
+        // Two passes: count per cell, then fill (CSR).
+        var counts = [Int32](repeating: 0, count: rows * columns + 1)
+        var placed: [(Int32, BoundingBox)] = []
+        for (i, box) in present {
+            var cells = 0
+            box.forEachPieceWithinLongitudeRange { cells += cellCount($0) }
+            if cells > Self.maximumCellsPerCondition {
+                unindexed.append(i)
+                continue
             }
-            r += 1
+            placed.append((i, box))
+            box.forEachPieceWithinLongitudeRange { piece in forEachCell(of: piece) { counts[$0 + 1] += 1 } }
+        }
+        for c in 0..<(rows * columns) { counts[c + 1] += counts[c] }
+        var fill = counts
+        var items = [Int32](repeating: 0, count: Int(counts[rows * columns]))
+        for (i, box) in placed {
+            box.forEachPieceWithinLongitudeRange { piece in
+                forEachCell(of: piece) { cell in
+                    items[Int(fill[cell])] = i
+                    fill[cell] += 1
+                }
+            }
+        }
+        cellStart = counts
+        cellItems = items
+    }
+
+    @inline(__always)
+    private func row(_ latitude: Double) -> Int {
+        min(rows - 1, max(0, Int(((latitude - minLatitude) * inverseCellSize).rounded(.down))))
+    }
+
+    @inline(__always)
+    private func column(_ longitude: Double) -> Int {
+        min(columns - 1, max(0, Int(((longitude - minLongitude) * inverseCellSize).rounded(.down))))
+    }
+
+    private func cellCount(_ box: BoundingBox) -> Int {
+        (row(box.maxLatitude) - row(box.minLatitude) + 1) * (column(box.maxLongitude) - column(box.minLongitude) + 1)
+    }
+
+    private func forEachCell(of piece: BoundingBox, _ body: (Int) -> Void) {
+        for r in row(piece.minLatitude)...row(piece.maxLatitude) {
+            for c in column(piece.minLongitude)...column(piece.maxLongitude) { body(r * columns + c) }
         }
     }
 
     /// Appends to `result` every condition whose box comes within `margin` metres of `c` (each once).
     @inline(__always)
     func collect(around c: Coordinate, margin: Double, stamps: inout [UInt32], stamp: UInt32, into result: inout [Int32]) {
-        collect(in: Geodesy.boundingBox(around: c, metres: margin), stamps: &stamps, stamp: stamp, into: &result)
-    }
-
-    /// Appends to `result` every condition whose box meets `query` (each once).
-    ///
-    /// `stamps` (one per condition) and `stamp` de-duplicate without a set: a condition is taken when
-    /// its stamp differs from this query's, and then marked.
-    func collect(in query: BoundingBox, stamps: inout [UInt32], stamp: UInt32, into result: inout [Int32]) {
-        if stamps.count < boxes.count { stamps.append(contentsOf: repeatElement(0, count: boxes.count - stamps.count)) }
-        var total: Int64 = 0
-        query.forEachPieceWithinLongitudeRange { total += cellCount($0) }
-        if total > Self.maximumCellsPerQuery {
-            for i in boxes.indices { consider(Int32(i), query, &stamps, stamp, &result) }
+        let query = Self.marginBox(around: c, metres: margin)
+        if query.minLongitude < -180 || query.maxLongitude > 180 || query.minLatitude < -90 || query.maxLatitude > 90 {
+            // Near the antimeridian or a pole: the general path.
+            collect(in: query, stamps: &stamps, stamp: stamp, into: &result)
             return
         }
-        for i in large { consider(i, query, &stamps, stamp, &result) }
+        for i in unindexed { consider(i, query, &stamps, stamp, &result) }
+        let r0 = row(query.minLatitude), r1 = row(query.maxLatitude)
+        let c0 = column(query.minLongitude), c1 = column(query.maxLongitude)
+        if r0 == r1 && c0 == c1 {
+            // One cell (the common case): its items are distinct, no stamps needed.
+            let cell = r0 * columns + c0
+            for k in Int(cellStart[cell])..<Int(cellStart[cell + 1]) {
+                let i = cellItems[k]
+                if let box = boxes[Int(i)], Self.meets(box, query) { result.append(i) }
+            }
+            return
+        }
+        for r in r0...r1 {
+            for col in c0...c1 {
+                let cell = r * columns + col
+                for k in Int(cellStart[cell])..<Int(cellStart[cell + 1]) { consider(cellItems[k], query, &stamps, stamp, &result) }
+            }
+        }
+    }
+
+    /// Appends to `result` every condition whose box meets `query` (each once); `query` may run past
+    /// ±180 in longitude.
+    func collect(in query: BoundingBox, stamps: inout [UInt32], stamp: UInt32, into result: inout [Int32]) {
+        for i in unindexed { consider(i, query, &stamps, stamp, &result) }
         query.forEachPieceWithinLongitudeRange { piece in
-            forEachCell(of: piece) { key in
-                guard let list = cells[key] else { return }
-                for i in list { consider(i, query, &stamps, stamp, &result) }
+            guard piece.maxLatitude >= minLatitude, piece.minLatitude <= minLatitude + Double(rows) * cellSize,
+                  piece.maxLongitude >= minLongitude, piece.minLongitude <= minLongitude + Double(columns) * cellSize else { return }
+            forEachCell(of: piece) { cell in
+                for k in Int(cellStart[cell])..<Int(cellStart[cell + 1]) { consider(cellItems[k], query, &stamps, stamp, &result) }
             }
         }
     }
@@ -127,4 +185,20 @@ struct ConditionIndex {
         shifted.maxLongitude -= 720
         return shifted.intersects(b)
     }
+
+    /// A box holding every point within `metres` of `c`, cheaper than `Geodesy.boundingBox` and never
+    /// smaller: the longitude half-width uses 1/cos of the band's highest latitude from a table.
+    @inline(__always)
+    static func marginBox(around c: Coordinate, metres: Double) -> BoundingBox {
+        let dLat = metres * (1 + 1e-9) / Geodesy.metresPerDegree + 1e-9
+        let highest = abs(c.latitude) + dLat
+        guard highest < 89 else { return Geodesy.boundingBox(around: c, metres: metres) }
+        // secant[k] = 1/cos((k + 1)°) bounds 1/cos over [k°, (k + 1)°]; hav ≥ cos²φ·hav(Δλ) gives
+        // Δλ ≤ dLat/cosφ up to the sin/asin curvature, covered by the 1.001.
+        let dLon = dLat * secant[Int(highest)] * 1.001
+        return BoundingBox(minLatitude: c.latitude - dLat, maxLatitude: c.latitude + dLat,
+                           minLongitude: c.longitude - dLon, maxLongitude: c.longitude + dLon)
+    }
+
+    private static let secant: [Double] = (0..<90).map { 1 / cos(Double($0 + 1) * .pi / 180) }
 }

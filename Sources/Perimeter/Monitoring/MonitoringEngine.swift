@@ -101,6 +101,7 @@ public struct MonitoringEngine: Sendable {
             authorizationChanges.append(contentsOf: devices[di].authorizationChanges)
             devices[di].authorizationChanges.removeAll(keepingCapacity: true)
         }
+        catalog.prepareIndex()
         devices[di].catchUp(with: catalog, policy: policy)
         devices[di].advance(to: time, inclusive: false, cause: cause, catalog: catalog, policy: policy, events: &events)
         devices[di].settle(at: time, cause: cause, grace: grace)
