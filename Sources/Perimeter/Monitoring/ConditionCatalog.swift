@@ -52,7 +52,7 @@ struct ConditionCatalog: Sendable {
         guard byIdentifier[identifier] == nil else { throw .duplicateIdentifier(identifier) }
         switch condition {
         case .circle(let circle):
-            addGeographic(.circle(circle), identifier: identifier, initialState: initialState)
+            addGeographic(.circle(CircleShape(circle)), identifier: identifier, initialState: initialState)
         case .polygon(let polygon):
             addGeographic(.polygon(PolygonShape(polygon.polygons), polygon),
                           identifier: identifier, initialState: initialState)
@@ -106,34 +106,31 @@ struct ConditionCatalog: Sendable {
 
 /// A geographic condition compiled for evaluation.
 enum GeographicShape: Sendable {
-    case circle(CircularGeographicCondition)
+    case circle(CircleShape)
     case polygon(PolygonShape, PolygonalGeographicCondition)
 
     var boundingBox: BoundingBox {
         switch self {
-        case .circle(let circle): Geodesy.boundingBox(around: circle.center, metres: circle.radius)
+        case .circle(let circle): circle.boundingBox
         case .polygon(let shape, _): shape.boundingBox
         }
     }
 
     var condition: Condition {
         switch self {
-        case .circle(let circle): .circle(circle)
+        case .circle(let circle): .circle(circle.condition)
         case .polygon(_, let polygon): .polygon(polygon)
         }
     }
 
-    /// Which side of the boundary `c` is on with `margin` metres to spare, `nil` if neither.
+    /// Which side of the boundary the frame's fix is on with its margin to spare, `nil` if neither.
     @inline(__always)
-    func side(of c: Coordinate, margin: Double) -> Side? {
+    func side(_ frame: inout FixFrame) -> Side? {
         switch self {
         case .circle(let circle):
-            let d = circle.signedDistance(to: c)
-            if d <= -margin { return .inside }
-            if d > margin { return .outside }
-            return nil
+            return circle.side(&frame)
         case .polygon(let shape, _):
-            return shape.side(of: c, margin: margin)
+            return shape.side(of: frame.coordinate, margin: frame.margin)
         }
     }
 }

@@ -16,9 +16,10 @@ extension DeviceState {
                               stamps: &scratch.queryStamps, stamp: stamp, into: &scratch.candidates)
 
         // 1. Candidates: test, and keep an entry unless the pair ends in the settled baseline.
+        var frame = FixFrame(fix.coordinate, margin: margin)
         for i in scratch.candidates {
             scratch.candidateMarks[Int(i)] = stamp
-            let side = catalog.geographic[Int(i)].shape.side(of: fix.coordinate, margin: margin)
+            let side = catalog.geographic[Int(i)].shape.side(&frame)
             let existing = geographicEntries.firstIndex { $0.condition == i }
             var pair = existing.map { geographicEntries[$0].pair }
                 ?? GeographicPairState(state: i < geographicSettled ? .unsatisfied : catalog.geographic[Int(i)].initialState)

@@ -5,9 +5,11 @@
 /// the number of conditions.
 struct DeviceState {
     let name: String
+    /// Whether the device has had a record (an identifier can be interned before).
+    var hasStarted = false
     /// Stream time of the device's first and latest records.
-    let firstTime: Timestamp
-    var lastTime: Timestamp
+    var firstTime = Timestamp.distantPast
+    var lastTime = Timestamp.distantPast
     /// Cause (input line) of the device's latest record, for what fires at the end of the input.
     var lastCause: Int
 
@@ -32,11 +34,9 @@ struct DeviceState {
     /// Changes not yet collected by the engine.
     var authorizationChanges: [AuthorizationChange] = []
 
-    init(name: String, firstTime: Timestamp, cause: Int, initialAuthorization: InitialAuthorization) {
+    init(name: String, initialAuthorization: InitialAuthorization) {
         self.name = name
-        self.firstTime = firstTime
-        lastTime = firstTime
-        lastCause = cause
+        lastCause = 0
         authorization = DeviceAuthorization(initialAuthorization)
     }
 }

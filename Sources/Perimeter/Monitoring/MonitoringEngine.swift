@@ -50,7 +50,7 @@ public struct MonitoringEngine: Sendable {
     /// `nil` if the condition is not monitored. A device not seen yet is in the starting state.
     public func state(of identifier: String, device: String) -> ConditionState? {
         guard let entry = catalog.byIdentifier[identifier] else { return nil }
-        let d = deviceIndex[device].map { devices[$0] }
+        let d = deviceIndex[device].map { devices[$0] }.flatMap { $0.hasStarted ? $0 : nil }
         switch entry {
         case .geographic(let i):
             guard let d else { return catalog.geographic[Int(i)].initialState }
@@ -61,8 +61,9 @@ public struct MonitoringEngine: Sendable {
         }
     }
 
-    /// Devices seen so far, in order of their first record.
-    public var deviceNames: [String] { devices.map(\.name) }
+    /// Devices seen so far, in order of their first record (or of `deviceID(_:)`, for names
+    /// interned ahead of their records).
+    public var deviceNames: [String] { devices.filter(\.hasStarted).map(\.name) }
 
     // MARK: Records
 
@@ -76,30 +77,51 @@ public struct MonitoringEngine: Sendable {
     /// - Parameter cause: the input line (or record index) written into the events.
     public mutating func process(_ observation: Observation, device: String, cause: Int,
                                  into events: inout [MonitorEvent]) throws(ObservationProblem) {
+        try process(observation, device: deviceID(device), cause: cause, into: &events)
+    }
+
+    /// The identifier of a device by name, for the batch path that names devices by number; the
+    /// device starts with its first record.
+    public mutating func deviceID(_ name: String) -> DeviceID {
+        if let existing = deviceIndex[name] { return DeviceID(index: Int32(existing)) }
+        let di = devices.count
+        devices.append(DeviceState(name: name, initialAuthorization: policy.initialAuthorization))
+        deviceIndex[name] = di
+        return DeviceID(index: Int32(di))
+    }
+
+    /// `process(_:device:cause:into:)` for a device already named by `deviceID(_:)`.
+    public mutating func process(_ observation: Observation, device: DeviceID, cause: Int,
+                                 into events: inout [MonitorEvent]) throws(ObservationProblem) {
         try Self.validate(observation)
         let time = observation.time
-        let di: Int
-        if let existing = deviceIndex[device] {
-            di = existing
+        let di = Int(device.index)
+        if devices[di].hasStarted {
             let last = devices[di].lastTime
             guard time >= last else {
                 throw ObservationProblem(
                     field: "t",
-                    message: "record is older than device \"\(device)\"'s previous record (\(time.secondsSinceEpoch) < \(last.secondsSinceEpoch) s since 1970); records of one device must be in time order")
+                    message: "record is older than device \"\(devices[di].name)\"'s previous record (\(time.secondsSinceEpoch) < \(last.secondsSinceEpoch) s since 1970); records of one device must be in time order")
             }
         } else {
-            di = devices.count
-            devices.append(DeviceState(name: device, firstTime: time, cause: cause,
-                                       initialAuthorization: policy.initialAuthorization))
-            deviceIndex[device] = di
+            devices[di].hasStarted = true
+            devices[di].firstTime = time
+            devices[di].lastTime = time
             devices[di].reportAuthorization(date: time, inUseAt: time, cause: cause, grace: grace)
+        }
+        let isAuthorizationRecord: Bool
+        switch observation {
+        case .fix, .sighting: isAuthorizationRecord = false
+        default: isAuthorizationRecord = true
         }
         defer {
             devices[di].lastTime = time
             devices[di].lastCause = cause
             if latestTime.map({ time > $0 }) ?? true { latestTime = time }
-            authorizationChanges.append(contentsOf: devices[di].authorizationChanges)
-            devices[di].authorizationChanges.removeAll(keepingCapacity: true)
+            if !devices[di].authorizationChanges.isEmpty {
+                authorizationChanges.append(contentsOf: devices[di].authorizationChanges)
+                devices[di].authorizationChanges.removeAll(keepingCapacity: true)
+            }
         }
         catalog.prepareIndex()
         devices[di].catchUp(with: catalog, policy: policy)
@@ -133,7 +155,9 @@ public struct MonitoringEngine: Sendable {
                 devices[di].resolveHeld(resolution, cause: cause, events: &events)
             }
         }
-        devices[di].reportAuthorization(date: time, inUseAt: time, cause: cause, grace: grace)
+        if isAuthorizationRecord {
+            devices[di].reportAuthorization(date: time, inUseAt: time, cause: cause, grace: grace)
+        }
     }
 
     private var grace: TimeSpan { TimeSpan(seconds: policy.gracePeriod) }
@@ -164,7 +188,7 @@ public struct MonitoringEngine: Sendable {
     /// record: beacon exits due at or before it fire, held events older than the maximum age by then
     /// expire. Nothing later is invented; events still held stay held.
     public mutating func finish(into events: inout [MonitorEvent]) {
-        for di in devices.indices {
+        for di in devices.indices where devices[di].hasStarted {
             devices[di].catchUp(with: catalog, policy: policy)
             devices[di].advance(to: devices[di].lastTime, inclusive: true, cause: devices[di].lastCause,
                                 catalog: catalog, policy: policy, events: &events)
@@ -195,4 +219,9 @@ public struct MonitoringEngine: Sendable {
             break
         }
     }
+}
+
+/// A device named once by `MonitoringEngine.deviceID(_:)`, so that records need no name lookup.
+public struct DeviceID: Hashable, Sendable {
+    public let index: Int32
 }

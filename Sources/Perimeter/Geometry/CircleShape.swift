@@ -1,0 +1,96 @@
+import Foundation
+
+/// A circle condition compiled for evaluation: the centre as a unit vector, so that a fix compares
+/// by chord length (a few multiplications) instead of the haversine formula's trigonometry, with the
+/// haversine itself deciding the rare fixes within a micrometre of a threshold — so the answers are
+/// exactly the plain haversine's.
+struct CircleShape: Sendable {
+    let condition: CircularGeographicCondition
+    private let x: Double, y: Double, z: Double
+    /// sin and cos of radius / 2R.
+    private let sinHalfAngle: Double, cosHalfAngle: Double
+
+    init(_ condition: CircularGeographicCondition) {
+        self.condition = condition
+        let phi = condition.center.latitude * Geodesy.radiansPerDegree
+        let lambda = condition.center.longitude * Geodesy.radiansPerDegree
+        x = cos(phi) * cos(lambda)
+        y = cos(phi) * sin(lambda)
+        z = sin(phi)
+        let half = condition.radius / (2 * Geodesy.meanEarthRadius)
+        sinHalfAngle = sin(half)
+        cosHalfAngle = cos(half)
+    }
+
+    var boundingBox: BoundingBox { Geodesy.boundingBox(around: condition.center, metres: condition.radius) }
+
+    /// Which side `frame`'s fix is on with its margin to spare: inside when d ≤ −m, outside when
+    /// d > m (d = haversine distance to the centre − radius), `nil` in between.
+    @inline(__always)
+    func side(_ frame: inout FixFrame) -> Side? {
+        frame.prepareUnitVector()
+        let dx = frame.x - x, dy = frame.y - y, dz = frame.z - z
+        let chordSquared = dx * dx + dy * dy + dz * dz
+        let r = condition.radius, m = frame.margin
+        // Inside: θ ≤ (r − m)/R  ⟺  chord ≤ 2 sin((r − m)/2R), by the angle-difference formula.
+        if r > m {
+            let t = 2 * (sinHalfAngle * frame.cosHalfMargin - cosHalfAngle * frame.sinHalfMargin)
+            let threshold = t * t
+            if chordSquared < threshold - Self.band(t) { return .inside }
+            if chordSquared <= threshold + Self.band(t) { return exactSide(frame) }
+        } else {
+            return exactSide(frame)
+        }
+        // Outside: θ > (r + m)/R  ⟺  chord > 2 sin((r + m)/2R), while (r + m)/2R < π/2.
+        let sum = (r + m) / (2 * Geodesy.meanEarthRadius)
+        guard sum < 1.5 else { return exactSide(frame) }
+        let t = 2 * (sinHalfAngle * frame.cosHalfMargin + cosHalfAngle * frame.sinHalfMargin)
+        let threshold = t * t
+        if chordSquared > threshold + Self.band(t) { return .outside }
+        if chordSquared >= threshold - Self.band(t) { return exactSide(frame) }
+        return nil
+    }
+
+    /// Rounding in the unit vectors moves the chord by far less than 1e-13 (0.6 µm on the Earth);
+    /// within that of a threshold the haversine decides.
+    @inline(__always)
+    private static func band(_ t: Double) -> Double { 2e-13 * abs(t) + 1e-26 }
+
+    /// The plain definition: haversine distance minus radius against the margin.
+    func exactSide(_ frame: FixFrame) -> Side? {
+        let d = condition.signedDistance(to: frame.coordinate)
+        if d <= -frame.margin { return .inside }
+        if d > frame.margin { return .outside }
+        return nil
+    }
+}
+
+/// A fix's position and margin, with what circle tests need computed once per fix, on first use.
+struct FixFrame {
+    let coordinate: Coordinate
+    let margin: Double
+    let sinHalfMargin: Double
+    let cosHalfMargin: Double
+    private(set) var x = 0.0, y = 0.0, z = 0.0
+    private var hasUnitVector = false
+
+    init(_ coordinate: Coordinate, margin: Double) {
+        self.coordinate = coordinate
+        self.margin = margin
+        let half = margin / (2 * Geodesy.meanEarthRadius)
+        sinHalfMargin = margin == 0 ? 0 : sin(half)
+        cosHalfMargin = margin == 0 ? 1 : cos(half)
+    }
+
+    @inline(__always)
+    mutating func prepareUnitVector() {
+        guard !hasUnitVector else { return }
+        let phi = coordinate.latitude * Geodesy.radiansPerDegree
+        let lambda = coordinate.longitude * Geodesy.radiansPerDegree
+        let cosPhi = cos(phi)
+        x = cosPhi * cos(lambda)
+        y = cosPhi * sin(lambda)
+        z = sin(phi)
+        hasUnitVector = true
+    }
+}
