@@ -36,6 +36,12 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // Perimeter's side of the peer comparison (Benchmarks/peers/compare.py).
+        .executableTarget(
+            name: "perimeter-bench",
+            dependencies: ["Perimeter", "PerimeterIO"],
+            path: "Benchmarks/PerimeterPeer"
+        ),
         .testTarget(
             name: "PerimeterTests",
             dependencies: ["Perimeter", "CGEOS"]

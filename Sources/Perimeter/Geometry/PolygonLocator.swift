@@ -9,24 +9,38 @@ import Foundation
 /// its latitude. A plain value: thread-safe, no allocation per query.
 struct PolygonLocator: Sendable {
     let minX: Double, minY: Double, maxX: Double, maxY: Double
-    /// Edges as `x1, y1, x2, y2` (longitude, latitude), every ring of every part.
-    let edges: [Double]
-
-    // Horizontal stripes: edges whose latitude range reaches stripe k are
-    // stripeEdges[stripeStart[k] ..< stripeStart[k + 1]] (edge numbers).
     private let stripeCount: Int
     private let stripeScale: Double
-    private let stripeStart: [Int32]
-    private let stripeEdges: [Int32]
-
-    // Raster: cells[row * columns + column] is outside (0), inside (1) or boundary (2);
-    // clearance is the Chebyshev distance in cells to the nearest boundary cell (capped at 255).
     private let columns: Int
     private let rows: Int
     private let cellScaleX: Double
     private let cellScaleY: Double
-    private let cells: [UInt8]
-    private let clearance: [UInt8]
+    /// The arrays, behind one reference so that a copy of the locator costs one retain.
+    private let storage: Storage
+
+    final class Storage: Sendable {
+        /// Edges as `x1, y1, x2, y2` (longitude, latitude), every ring of every part.
+        let edges: [Double]
+        /// Horizontal stripes: edges whose latitude range reaches stripe k are
+        /// stripeEdges[stripeStart[k] ..< stripeStart[k + 1]] (edge numbers).
+        let stripeStart: [Int32]
+        let stripeEdges: [Int32]
+        /// Raster: cells[row * columns + column] is outside (0), inside (1) or boundary (2).
+        let cells: [UInt8]
+        /// The Chebyshev distance in cells to the nearest boundary cell (capped at 255).
+        let clearance: [UInt8]
+
+        init(edges: [Double], stripeStart: [Int32], stripeEdges: [Int32], cells: [UInt8], clearance: [UInt8]) {
+            self.edges = edges
+            self.stripeStart = stripeStart
+            self.stripeEdges = stripeEdges
+            self.cells = cells
+            self.clearance = clearance
+        }
+    }
+
+    /// Edges as `x1, y1, x2, y2` (longitude, latitude), every ring of every part.
+    var edges: [Double] { storage.edges }
 
     static let outside: UInt8 = 0
     static let inside: UInt8 = 1
@@ -47,7 +61,6 @@ struct PolygonLocator: Sendable {
                 }
             }
         }
-        self.edges = edges
         self.minX = minX; self.minY = minY; self.maxX = maxX; self.maxY = maxY
         let edgeCount = edges.count / 4
 
@@ -77,8 +90,6 @@ struct PolygonLocator: Sendable {
                 fill[k] += 1
             }
         }
-        stripeStart = counts
-        self.stripeEdges = stripeEdges
 
         // Raster: about 4 cells per edge (at least 16 × 16, at most 2048 × 2048), shaped like the box.
         let width = max(maxX - minX, 1e-12)
@@ -109,8 +120,8 @@ struct PolygonLocator: Sendable {
                 for k in runStart..<c { cells[r * columns + k] = state }
             }
         }
-        self.cells = cells
-        clearance = Self.chebyshevClearance(cells, columns: columns, rows: rows)
+        storage = Storage(edges: edges, stripeStart: counts, stripeEdges: stripeEdges, cells: cells,
+                          clearance: Self.chebyshevClearance(cells, columns: columns, rows: rows))
     }
 
     /// Marks every cell an edge comes near (with a sliver of slack, so that rounding in the point's
@@ -181,7 +192,7 @@ struct PolygonLocator: Sendable {
     @inline(__always)
     func covers(_ x: Double, _ y: Double) -> Bool {
         guard x >= minX, x <= maxX, y >= minY, y <= maxY else { return false }
-        let state = cells[cellIndex(x, y)]
+        let state = storage.cells[cellIndex(x, y)]
         if state != Self.boundary { return state == Self.inside }
         return stripeCovers(x, y)
     }
@@ -195,8 +206,8 @@ struct PolygonLocator: Sendable {
 
     /// The answer without the raster: GEOS's ray-crossing count over the edges of the point's stripe.
     func stripeCovers(_ x: Double, _ y: Double) -> Bool {
-        Self.rayCrossingCovers(x, y, edges: edges, stripeCount: stripeCount, stripeScale: stripeScale, minY: minY,
-                               stripeStart: stripeStart, stripeEdges: stripeEdges)
+        Self.rayCrossingCovers(x, y, edges: storage.edges, stripeCount: stripeCount, stripeScale: stripeScale, minY: minY,
+                               stripeStart: storage.stripeStart, stripeEdges: storage.stripeEdges)
     }
 
     /// GEOS's `RayCrossingCounter.countSegment` over the edges of the point's stripe.
@@ -235,7 +246,7 @@ struct PolygonLocator: Sendable {
     func boundary(within metres: Double, of c: Coordinate, inclusive: Bool) -> Bool {
         // Cells far from any boundary cell answer without looking at edges.
         if c.longitude >= minX, c.longitude <= maxX, c.latitude >= minY, c.latitude <= maxY {
-            let k = Int(clearance[cellIndex(c.longitude, c.latitude)])
+            let k = Int(storage.clearance[cellIndex(c.longitude, c.latitude)])
             if k >= 2 {
                 // The point may sit at its cell's edge: k − 1 whole cells separate it from the boundary.
                 let cellDegrees = min(1 / cellScaleX, 1 / cellScaleY)
@@ -259,6 +270,7 @@ struct PolygonLocator: Sendable {
         let k1 = min(stripeCount - 1, max(0, Int((highY - minY) * stripeScale)))
         var best = Double.infinity
         var frame = NearestPointFrame(c)
+        let edges = storage.edges, stripeStart = storage.stripeStart, stripeEdges = storage.stripeEdges
         for k in k0...k1 {
             for i in Int(stripeStart[k])..<Int(stripeStart[k + 1]) {
                 let base = Int(stripeEdges[i]) * 4

@@ -19,7 +19,7 @@ public enum ConditionCatalogError: Error, Sendable, Hashable, CustomStringConver
 struct ConditionCatalog: Sendable {
     struct Geographic {
         var identifier: String
-        var shape: GeographicShape
+        var condition: Condition
         var initialState: ConditionState
         var isRemoved = false
     }
@@ -47,15 +47,34 @@ struct ConditionCatalog: Sendable {
     private(set) var beaconsByUUID: [UUID: [Int32]] = [:]
     private(set) var index = ConditionIndex()
 
+    // What evaluation reads, in flat arrays of plain values (no reference counting on the hot path).
+    /// Per geographic condition: whether it is a polygon, and its slot in `circleShapes` or `polygonShapes`.
+    private(set) var shapeSlots: [ShapeSlot] = []
+    private(set) var circleShapes: [CircleShape] = []
+    private(set) var polygonShapes: [PolygonShape] = []
+    /// Geographic conditions whose starting state is not unsatisfied, ascending: the only ones a
+    /// device's first fix must settle one by one.
+    private(set) var geographicStartingOtherwise: [Int32] = []
+
+    struct ShapeSlot {
+        var isPolygon: Bool
+        var slot: Int32
+    }
+
     mutating func add(_ condition: Condition, identifier: String, initialState: ConditionState,
                       addedAt: Timestamp?) throws(ConditionCatalogError) {
         guard byIdentifier[identifier] == nil else { throw .duplicateIdentifier(identifier) }
         switch condition {
         case .circle(let circle):
-            addGeographic(.circle(CircleShape(circle)), identifier: identifier, initialState: initialState)
+            let shape = CircleShape(circle)
+            shapeSlots.append(ShapeSlot(isPolygon: false, slot: Int32(circleShapes.count)))
+            circleShapes.append(shape)
+            addGeographic(condition, box: shape.boundingBox, identifier: identifier, initialState: initialState)
         case .polygon(let polygon):
-            addGeographic(.polygon(PolygonShape(polygon.polygons), polygon),
-                          identifier: identifier, initialState: initialState)
+            let shape = PolygonShape(polygon.polygons)
+            shapeSlots.append(ShapeSlot(isPolygon: true, slot: Int32(polygonShapes.count)))
+            polygonShapes.append(shape)
+            addGeographic(condition, box: shape.boundingBox, identifier: identifier, initialState: initialState)
         case .beacon(let beacon):
             let i = Int32(beacons.count)
             beacons.append(Beacon(identifier: identifier, condition: beacon, initialState: initialState, addedAt: addedAt))
@@ -65,17 +84,27 @@ struct ConditionCatalog: Sendable {
         identifiers.append(identifier)
     }
 
-    private mutating func addGeographic(_ shape: GeographicShape, identifier: String, initialState: ConditionState) {
+    private mutating func addGeographic(_ condition: Condition, box: BoundingBox, identifier: String, initialState: ConditionState) {
         let i = Int32(geographic.count)
-        geographic.append(Geographic(identifier: identifier, shape: shape, initialState: initialState))
+        geographic.append(Geographic(identifier: identifier, condition: condition, initialState: initialState))
         byIdentifier[identifier] = .geographic(i)
-        index.insert(i, box: shape.boundingBox)
+        index.insert(i, box: box)
+        if initialState != .unsatisfied { geographicStartingOtherwise.append(i) }
+    }
+
+    /// Which side of geographic condition `i`'s boundary the frame's fix is on with its margin to
+    /// spare, `nil` if neither.
+    @inline(__always)
+    func side(_ i: Int32, _ frame: inout FixFrame) -> Side? {
+        let s = shapeSlots[Int(i)]
+        if s.isPolygon { return polygonShapes[Int(s.slot)].side(of: frame.coordinate, margin: frame.margin) }
+        return circleShapes[Int(s.slot)].side(&frame)
     }
 
     /// Lays the index out anew when enough conditions were added since it was built (they are checked
     /// one by one until then). The engine calls it before evaluating records.
-    mutating func prepareIndex() {
-        if index.needsRebuild { index.rebuild() }
+    mutating func prepareIndex(force: Bool = false) {
+        if index.needsRebuild || (force && index.hasUnindexed) { index.rebuild() }
     }
 
     @discardableResult
@@ -97,40 +126,9 @@ struct ConditionCatalog: Sendable {
 
     func condition(_ identifier: String) -> Condition? {
         switch byIdentifier[identifier] {
-        case .geographic(let i)?: geographic[Int(i)].shape.condition
+        case .geographic(let i)?: geographic[Int(i)].condition
         case .beacon(let i)?: .beacon(beacons[Int(i)].condition)
         case nil: nil
-        }
-    }
-}
-
-/// A geographic condition compiled for evaluation.
-enum GeographicShape: Sendable {
-    case circle(CircleShape)
-    case polygon(PolygonShape, PolygonalGeographicCondition)
-
-    var boundingBox: BoundingBox {
-        switch self {
-        case .circle(let circle): circle.boundingBox
-        case .polygon(let shape, _): shape.boundingBox
-        }
-    }
-
-    var condition: Condition {
-        switch self {
-        case .circle(let circle): .circle(circle.condition)
-        case .polygon(_, let polygon): .polygon(polygon)
-        }
-    }
-
-    /// Which side of the boundary the frame's fix is on with its margin to spare, `nil` if neither.
-    @inline(__always)
-    func side(_ frame: inout FixFrame) -> Side? {
-        switch self {
-        case .circle(let circle):
-            return circle.side(&frame)
-        case .polygon(let shape, _):
-            return shape.side(of: frame.coordinate, margin: frame.margin)
         }
     }
 }

@@ -36,6 +36,8 @@ struct ConditionIndex: Sendable {
         addedSinceBuild += 1
     }
 
+    var hasUnindexed: Bool { addedSinceBuild > 0 }
+
     /// Whether enough conditions wait outside the grid that a rebuild pays for itself.
     var needsRebuild: Bool { addedSinceBuild > 32 && addedSinceBuild * 256 > boxes.count }
 

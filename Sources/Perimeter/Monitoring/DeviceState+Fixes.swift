@@ -19,7 +19,7 @@ extension DeviceState {
         var frame = FixFrame(fix.coordinate, margin: margin)
         for i in scratch.candidates {
             scratch.candidateMarks[Int(i)] = stamp
-            let side = catalog.geographic[Int(i)].shape.side(&frame)
+            let side = catalog.side(i, &frame)
             let existing = geographicEntries.firstIndex { $0.condition == i }
             var pair = existing.map { geographicEntries[$0].pair }
                 ?? GeographicPairState(state: i < geographicSettled ? .unsatisfied : catalog.geographic[Int(i)].initialState)
@@ -52,10 +52,13 @@ extension DeviceState {
         // 3. Conditions not settled yet (the device's first valid fix, or conditions added since):
         //    every untouched pair is confidently outside.
         if geographicSettled < count {
-            for i in geographicSettled..<count where scratch.candidateMarks[Int(i)] != stamp {
-                let entry = catalog.geographic[Int(i)]
-                guard !entry.isRemoved, entry.initialState != .unsatisfied else { continue }
-                var pair = GeographicPairState(state: entry.initialState)
+            let others = catalog.geographicStartingOtherwise
+            var k = Self.firstIndex(in: others, notBelow: geographicSettled)
+            while k < others.count {
+                let i = others[k]
+                k += 1
+                guard scratch.candidateMarks[Int(i)] != stamp, !catalog.geographic[Int(i)].isRemoved else { continue }
+                var pair = GeographicPairState(state: catalog.geographic[Int(i)].initialState)
                 if let state = pair.observe(.outside, at: fix.time, confirmation: confirmation) {
                     scratch.changes.append((i, state))
                 }
@@ -70,6 +73,16 @@ extension DeviceState {
                               state: change.state, date: fix.time, cause: cause),
                  policy: policy, events: &events)
         }
+    }
+
+    /// The position of the first element ≥ `value` in an ascending array.
+    static func firstIndex(in sorted: [Int32], notBelow value: Int32) -> Int {
+        var low = 0, high = sorted.count
+        while low < high {
+            let mid = (low + high) / 2
+            if sorted[mid] < value { low = mid + 1 } else { high = mid }
+        }
+        return low
     }
 
     /// Keeps `pair` as condition `i`'s entry, or drops the entry when the pair is back in the settled

@@ -6,7 +6,7 @@
 /// evaluation runs on Perimeter's own exact locator, so the engine is `Sendable`.
 public struct MonitoringEngine: Sendable {
     public let policy: MonitoringPolicy
-    private var catalog: ConditionCatalog
+    var catalog: ConditionCatalog
     private var devices: [DeviceState] = []
     private var deviceIndex: [String: Int] = [:]
     /// The latest record time seen from any device: the stream time at which a condition is added.

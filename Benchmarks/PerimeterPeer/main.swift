@@ -1,0 +1,227 @@
+// perimeter-bench: Perimeter on the peer-comparison workloads of Benchmarks/workloads/generate.py,
+// printing the same JSON line as the peers (Benchmarks/peers/compare.py runs it as
+// `perimeter-bench MODE WORKDIR [NAME] [--repeat R]`).
+//
+// Modes: circles | polygons | mixed | single NAME | beacons — stateless containment through the
+// engine's index and exact predicates, hash-checked against the peers; and circles-state |
+// polygons-state | mixed-state | beacons-state — the same records through the stateful engine
+// (accuracy margins, per-device state machines, events), whose JSON line carries the stateless
+// containment hash (computed in a separate pass) so that the comparison still checks agreement.
+import Foundation
+import Perimeter
+import PerimeterIO
+
+struct Failure: Error, CustomStringConvertible { var description: String }
+
+func die(_ message: String, code: Int32 = 2) -> Never {
+    FileHandle.standardError.write(Data("perimeter-bench: \(message)\n".utf8))
+    exit(code)
+}
+
+/// A little-endian workload file: 8-byte magic, u64 count, then whole arrays.
+struct BinaryFile {
+    let data: Data
+    let count: Int
+    var offset = 16
+
+    init(_ path: String, magic: String) {
+        guard let data = FileManager.default.contents(atPath: path) else { die("cannot read \(path)") }
+        guard String(decoding: data.prefix(8), as: UTF8.self) == magic else { die("\(path): not a \(magic) file") }
+        self.data = data
+        count = Int(data.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self) })
+    }
+
+    mutating func array<T>(_: T.Type) -> [T] {
+        let size = MemoryLayout<T>.stride * count
+        let values = data.withUnsafeBytes { raw in
+            (0..<count).map { raw.loadUnaligned(fromByteOffset: offset + $0 * MemoryLayout<T>.stride, as: T.self) }
+        }
+        offset += size
+        return values
+    }
+}
+
+struct Fixes {
+    var lat: [Double], lon: [Double], accuracy: [Double], t: [Int64], device: [UInt32]
+    init(_ path: String) {
+        var f = BinaryFile(path, magic: "PFIXES01")
+        lat = f.array(Double.self); lon = f.array(Double.self); accuracy = f.array(Double.self)
+        t = f.array(Int64.self); device = f.array(UInt32.self)
+    }
+    var count: Int { lat.count }
+}
+
+func circles(_ work: String) -> [Condition] {
+    var f = BinaryFile("\(work)/circles.bin", magic: "PCIRCLE1")
+    let lat = f.array(Double.self), lon = f.array(Double.self), radius = f.array(Double.self)
+    return (0..<lat.count).map { i in
+        do {
+            return .circle(try CircularGeographicCondition(center: Coordinate(latitude: lat[i], longitude: lon[i]), radius: radius[i]))
+        } catch {
+            die("circle \(i): \(error)")
+        }
+    }
+}
+
+func geojson(_ path: String) -> [Condition] {
+    do {
+        return try ConditionsReader.read(contentsOf: path).map(\.condition)
+    } catch {
+        die("\(error)")
+    }
+}
+
+func uuids(_ work: String) -> [UUID] {
+    guard let text = try? String(contentsOfFile: "\(work)/uuids.txt", encoding: .utf8) else { die("cannot read uuids.txt") }
+    return text.split(separator: "\n").map { UUID(uuidString: String($0))! }
+}
+
+func beacons(_ work: String) -> [Condition] {
+    let uuids = uuids(work)
+    var f = BinaryFile("\(work)/beacons.bin", magic: "PBEACON1")
+    let u = f.array(UInt32.self), major = f.array(Int32.self), minor = f.array(Int32.self)
+    return (0..<u.count).map { i in
+        let uuid = uuids[Int(u[i])]
+        if major[i] < 0 { return .beacon(BeaconIdentityCondition(uuid: uuid)) }
+        if minor[i] < 0 { return .beacon(BeaconIdentityCondition(uuid: uuid, major: UInt16(major[i]))) }
+        return .beacon(BeaconIdentityCondition(uuid: uuid, major: UInt16(major[i]), minor: UInt16(minor[i])))
+    }
+}
+
+let clock = ContinuousClock()
+func seconds(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18 }
+
+var arguments = Array(CommandLine.arguments.dropFirst())
+var repeatCount = 1
+if let r = arguments.firstIndex(of: "--repeat"), r + 1 < arguments.count {
+    repeatCount = Int(arguments[r + 1]) ?? 1
+    arguments.removeSubrange(r...(r + 1))
+}
+guard arguments.count >= 2 else { die("usage: perimeter-bench MODE WORKDIR [NAME] [--repeat R]") }
+let mode = arguments[0], work = arguments[1]
+let stateful = mode.hasSuffix("-state")
+let baseMode = stateful ? String(mode.dropLast(6)) : mode
+
+// Conditions, in the peers' order (circles, then polygons).
+var conditions: [Condition] = []
+var name: String?
+switch baseMode {
+case "circles": conditions = circles(work)
+case "polygons": conditions = geojson("\(work)/polygons.geojson")
+case "mixed": conditions = circles(work) + geojson("\(work)/polygons.geojson")
+case "single":
+    guard arguments.count >= 3 else { die("single needs a NAME") }
+    name = arguments[2]
+    conditions = geojson("\(work)/single/\(arguments[2]).geojson")
+case "beacons": conditions = beacons(work)
+default: die("unknown mode \(mode)", code: 3)
+}
+
+var policy = MonitoringPolicy()
+policy.defaultAssumption = .unsatisfied  // a geofencing service: devices start outside everything
+let buildStart = clock.now
+var engine = MonitoringEngine(policy: policy)
+for (i, condition) in conditions.enumerated() {
+    do { try engine.add(condition, identifier: "k\(i)") } catch { die("\(error)") }
+}
+var query = engine.makeContainmentQuery()
+let buildSeconds = seconds(clock.now - buildStart)
+
+var containments = 0
+var hash: UInt64 = 0
+var best = Double.infinity
+var records = 0
+var events = 0
+
+if baseMode == "beacons" {
+    let uuids = uuids(work)
+    var f = BinaryFile("\(work)/sightings.bin", magic: "PSIGHT01")
+    let u = f.array(UInt32.self), major = f.array(UInt16.self), minor = f.array(UInt16.self)
+    let t = f.array(Int64.self), device = f.array(UInt32.self)
+    records = u.count
+    var matched: [Int32] = []
+    for _ in 0..<repeatCount {
+        containments = 0; hash = 0
+        let start = clock.now
+        for i in 0..<records {
+            matched.removeAll(keepingCapacity: true)
+            query.conditions(matching: BeaconIdentity(uuid: uuids[Int(u[i])], major: major[i], minor: minor[i]), into: &matched)
+            containments += matched.count
+            for j in matched { hash &+= UInt64(i) &* 1_000_003 &+ UInt64(j) }
+        }
+        if !stateful { best = min(best, seconds(clock.now - start)) }
+    }
+    if stateful {
+        for _ in 0..<repeatCount {
+            var e = MonitoringEngine(policy: policy)
+            for (i, condition) in conditions.enumerated() { try! e.add(condition, identifier: "k\(i)") }
+            let ids = (0..<(Int(device.max() ?? 0) + 1)).map { e.deviceID("d\($0)") }
+            var out: [MonitorEvent] = []
+            out.reserveCapacity(1 << 16)
+            events = 0
+            let start = clock.now
+            for i in 0..<records {
+                let s = BeaconSighting(time: Timestamp(nanosecondsSinceEpoch: t[i]),
+                                       identity: BeaconIdentity(uuid: uuids[Int(u[i])], major: major[i], minor: minor[i]), rssi: -60)
+                try! e.process(.sighting(s), device: ids[Int(device[i])], cause: i, into: &out)
+                if out.count > 60_000 { events += out.count; out.removeAll(keepingCapacity: true) }
+            }
+            e.finish(into: &out)
+            events += out.count
+            best = min(best, seconds(clock.now - start))
+        }
+    }
+} else {
+    var lat: [Double], lon: [Double]
+    var fixes: Fixes?
+    if baseMode == "single" {
+        var f = BinaryFile("\(work)/single/\(name!).points.bin", magic: "PPOINTS1")
+        lat = f.array(Double.self); lon = f.array(Double.self)
+    } else {
+        fixes = Fixes("\(work)/fixes.bin")
+        lat = fixes!.lat; lon = fixes!.lon
+    }
+    records = lat.count
+    var found: [Int32] = []
+    found.reserveCapacity(64)
+    for _ in 0..<repeatCount {
+        containments = 0; hash = 0
+        let start = clock.now
+        for i in 0..<records {
+            found.removeAll(keepingCapacity: true)
+            query.conditions(containing: Coordinate(latitude: lat[i], longitude: lon[i]), into: &found)
+            containments += found.count
+            for j in found { hash &+= UInt64(i) &* 1_000_003 &+ UInt64(j) }
+        }
+        if !stateful { best = min(best, seconds(clock.now - start)) }
+    }
+    if stateful {
+        guard let fixes else { die("state modes need fixes", code: 3) }
+        for _ in 0..<repeatCount {
+            var e = MonitoringEngine(policy: policy)
+            for (i, condition) in conditions.enumerated() { try! e.add(condition, identifier: "k\(i)") }
+            let ids = (0..<(Int(fixes.device.max() ?? 0) + 1)).map { e.deviceID("d\($0)") }
+            var out: [MonitorEvent] = []
+            out.reserveCapacity(1 << 16)
+            events = 0
+            let start = clock.now
+            for i in 0..<records {
+                let fix = Fix(time: Timestamp(nanosecondsSinceEpoch: fixes.t[i]),
+                              coordinate: Coordinate(latitude: fixes.lat[i], longitude: fixes.lon[i]),
+                              horizontalAccuracy: fixes.accuracy[i])
+                try! e.process(.fix(fix), device: ids[Int(fixes.device[i])], cause: i, into: &out)
+                if out.count > 60_000 { events += out.count; out.removeAll(keepingCapacity: true) }
+            }
+            e.finish(into: &out)
+            events += out.count
+            best = min(best, seconds(clock.now - start))
+        }
+    }
+}
+
+var line = "{\"peer\":\"Perimeter\",\"mode\":\"\(mode)\""
+if let name { line += ",\"name\":\"\(name)\"" }
+line += ",\"fixes\":\(records),\"conditions\":\(conditions.count),\"seconds\":\(best),\"build_seconds\":\(buildSeconds)"
+line += ",\"containments\":\(containments),\"hash\":\(hash)"
+if stateful { line += ",\"events\":\(events)" }
+print(line + "}")
