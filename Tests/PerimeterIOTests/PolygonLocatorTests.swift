@@ -157,3 +157,54 @@ import Testing
         #expect(decided > 5000)
     }
 }
+
+/// The cover grid's shortcuts (cells known inside or outside with a clearance) against testing every
+/// condition exactly, for margins within and beyond its reach.
+@Suite struct CoverGridTests {
+    @Test(arguments: [48.85, 69.5])
+    func gridSidesEqualExactSidesForEveryCondition(latitude: Double) throws {
+        var rng = SplitMix64(seed: UInt64(latitude * 100))
+        var engine = MonitoringEngine()
+        let origin = Coordinate(latitude: latitude, longitude: 2.35)
+        for i in 0..<400 {
+            let c = Coordinate(latitude: origin.latitude + .random(in: -0.03...0.03, using: &rng),
+                               longitude: origin.longitude + .random(in: -0.06...0.06, using: &rng))
+            if i % 2 == 0 {
+                try engine.add(.circle(CircularGeographicCondition(center: c, radius: .random(in: 30...600, using: &rng))), identifier: "c\(i)")
+            } else {
+                let polygon = PolygonLocatorTests.spiky(Int.random(in: 8...40, using: &rng), centre: c,
+                                                        radius: .random(in: 0.0005...0.005, using: &rng), rng: &rng)
+                try engine.add(.polygon(PolygonalGeographicCondition(polygons: [polygon])), identifier: "p\(i)")
+            }
+        }
+        _ = engine.makeContainmentQuery()  // builds the index and the grid
+        let catalog = engine.catalog
+        #expect(!catalog.coverGrid.isEmpty)
+        var stamps = [UInt32](repeating: 0, count: 400)
+        var mismatches: [String] = []
+        var decidedByGrid = 0
+        for n in 0..<20_000 {
+            let p = Coordinate(latitude: origin.latitude + .random(in: -0.035...0.035, using: &rng),
+                               longitude: origin.longitude + .random(in: -0.07...0.07, using: &rng))
+            let margin = [0.0, 5, 20, 65, 100, 150].randomElement(using: &rng)!
+            var frame = FixFrame(p, margin: margin)
+            var candidates: [Int32] = [], sides: [Side?] = []
+            catalog.collectSides(&frame, stamps: &stamps, stamp: UInt32(n + 1), candidates: &candidates, sides: &sides)
+            var found: [Int32: Side?] = [:]
+            for (k, i) in candidates.enumerated() { found[i] = sides[k] }
+            for i in 0..<Int32(400) {
+                var exactFrame = FixFrame(p, margin: margin)
+                let exact = catalog.side(i, &exactFrame)
+                if let got = found[i] {
+                    if got != exact { mismatches.append("\(i) at \(p) m=\(margin): grid \(String(describing: got)), exact \(String(describing: exact))") }
+                } else if exact != .outside {
+                    mismatches.append("\(i) at \(p) m=\(margin): left out, exact \(String(describing: exact))")
+                } else {
+                    decidedByGrid += 1
+                }
+            }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.prefix(5))")
+        #expect(decidedByGrid > 1_000_000)
+    }
+}

@@ -21,6 +21,16 @@ public enum Geodesy {
         return 2 * meanEarthRadius * asin(min(1, h.squareRoot()))
     }
 
+    /// A box holding every point within `metres` of any point of `box` (conservative).
+    public static func expanded(_ box: BoundingBox, metres: Double) -> BoundingBox {
+        let low = boundingBox(around: Coordinate(latitude: box.minLatitude, longitude: box.minLongitude), metres: metres)
+        let high = boundingBox(around: Coordinate(latitude: box.maxLatitude, longitude: box.maxLongitude), metres: metres)
+        // The longitude half-width is largest at the latitude nearest a pole.
+        let dLon = max(box.minLongitude - low.minLongitude, high.maxLongitude - box.maxLongitude)
+        return BoundingBox(minLatitude: low.minLatitude, maxLatitude: high.maxLatitude,
+                           minLongitude: box.minLongitude - dLon, maxLongitude: box.maxLongitude + dLon)
+    }
+
     /// The smallest latitude/longitude box that holds every point within `metres` of `centre`.
     ///
     /// Conservative by construction (from the haversine formula: hav(d) ≥ cos²φmax · hav(Δλ)), so a

@@ -55,6 +55,9 @@ struct ConditionCatalog: Sendable {
     /// Geographic conditions whose starting state is not unsatisfied, ascending: the only ones a
     /// device's first fix must settle one by one.
     private(set) var geographicStartingOtherwise: [Int32] = []
+    /// Whether each geographic condition was removed (a plain array, read per candidate).
+    private(set) var geographicRemoved: [Bool] = []
+    private(set) var coverGrid = CoverGrid()
 
     struct ShapeSlot {
         var isPolygon: Bool
@@ -87,9 +90,46 @@ struct ConditionCatalog: Sendable {
     private mutating func addGeographic(_ condition: Condition, box: BoundingBox, identifier: String, initialState: ConditionState) {
         let i = Int32(geographic.count)
         geographic.append(Geographic(identifier: identifier, condition: condition, initialState: initialState))
+        geographicRemoved.append(false)
         byIdentifier[identifier] = .geographic(i)
         index.insert(i, box: box)
         if initialState != .unsatisfied { geographicStartingOtherwise.append(i) }
+    }
+
+    func boundingBox(_ i: Int32) -> BoundingBox {
+        let s = shapeSlots[Int(i)]
+        return s.isPolygon ? polygonShapes[Int(s.slot)].boundingBox : circleShapes[Int(s.slot)].boundingBox
+    }
+
+    /// What holds for every point of `cell` with respect to geographic condition `i`: wholly inside,
+    /// wholly outside, or crossed, and a lower bound on the distance to the boundary (as
+    /// `side(_:_:)` measures it) for the first two. Distances beyond `reach` need not be exact.
+    func relation(_ i: Int32, to cell: BoundingBox, reach: Double) -> (CoverGrid.Relation, Double) {
+        let centre = Coordinate(latitude: (cell.minLatitude + cell.maxLatitude) / 2,
+                                longitude: (cell.minLongitude + cell.maxLongitude) / 2)
+        // Every point of the cell lies within h of its centre (the corners are farthest; 1 % slack).
+        let h = [Coordinate(latitude: cell.minLatitude, longitude: cell.minLongitude),
+                 Coordinate(latitude: cell.minLatitude, longitude: cell.maxLongitude),
+                 Coordinate(latitude: cell.maxLatitude, longitude: cell.minLongitude),
+                 Coordinate(latitude: cell.maxLatitude, longitude: cell.maxLongitude)]
+            .map { Geodesy.distance(centre, $0) }.max()! * 1.01 + 0.01
+        let s = shapeSlots[Int(i)]
+        if !s.isPolygon {
+            let circle = circleShapes[Int(s.slot)].condition
+            let dc = Geodesy.distance(circle.center, centre)
+            if dc + h < circle.radius { return (.inside, circle.radius - (dc + h)) }
+            if dc - h > circle.radius { return (.outside, dc - h - circle.radius) }
+            return (.crossed, 0)
+        }
+        guard abs(centre.latitude) < 80 else { return (.crossed, 0) }
+        let shape = polygonShapes[Int(s.slot)]
+        let radius = h + reach + 10
+        let nearest = shape.locator.nearestBoundaryDistance(from: centre, within: Geodesy.boundingBox(around: centre, metres: radius / 0.98))
+        // The frame's measure is within 2 % of the true distance at these sizes and latitudes, and
+        // is never below it: 0.98 × it − h bounds the measure from below for every point of the cell.
+        let clearance = nearest.isFinite ? 0.98 * nearest - h : radius - h
+        guard clearance > 0 else { return (.crossed, 0) }
+        return (shape.covers(centre) ? .inside : .outside, clearance)
     }
 
     /// Which side of geographic condition `i`'s boundary the frame's fix is on with its margin to
@@ -105,6 +145,51 @@ struct ConditionCatalog: Sendable {
     /// one by one until then). The engine calls it before evaluating records.
     mutating func prepareIndex(force: Bool = false) {
         if index.needsRebuild || (force && index.hasUnindexed) { index.rebuild() }
+        let pending = geographic.count - Int(coverGrid.builtThrough)
+        if (pending > 32 && pending * 256 > geographic.count) || (force && pending > 0) {
+            coverGrid = CoverGrid(shapes: self)
+        }
+    }
+
+    /// Every geographic condition within `frame`'s margin of its fix, each with the side the fix is on
+    /// (or `nil`), into `candidates` and `sides`. Conditions left out are confidently outside.
+    @inline(__always)
+    func collectSides(_ frame: inout FixFrame, stamps: inout [UInt32], stamp: UInt32,
+                      candidates: inout [Int32], sides: inout [Side?]) {
+        let m = frame.margin
+        if !coverGrid.isEmpty && m <= coverGrid.reach {
+            for e in coverGrid.entries(at: frame.coordinate) where !geographicRemoved[Int(e.condition)] {
+                let side: Side?
+                switch e.relation {
+                case .inside: side = Double(e.clearance) >= m ? .inside : self.side(e.condition, &frame)
+                case .outside: side = Double(e.clearance) > m ? .outside : self.side(e.condition, &frame)
+                case .crossed: side = self.side(e.condition, &frame)
+                }
+                candidates.append(e.condition)
+                sides.append(side)
+            }
+            let built = coverGrid.builtThrough, count = Int32(geographic.count)
+            if coverGrid.excluded.isEmpty && built == count { return }
+            let query = ConditionIndex.marginBox(around: frame.coordinate, metres: m)
+            for i in coverGrid.excluded where !geographicRemoved[Int(i)] {
+                if let box = index.boxes[Int(i)], ConditionIndex.meets(box, query) {
+                    candidates.append(i)
+                    sides.append(side(i, &frame))
+                }
+            }
+            if built < count {
+                for i in built..<count where !geographicRemoved[Int(i)] {
+                    if let box = index.boxes[Int(i)], ConditionIndex.meets(box, query) {
+                        candidates.append(i)
+                        sides.append(side(i, &frame))
+                    }
+                }
+            }
+            return
+        }
+        let first = candidates.count
+        index.collect(around: frame.coordinate, margin: m, stamps: &stamps, stamp: stamp, into: &candidates)
+        for k in first..<candidates.count { sides.append(side(candidates[k], &frame)) }
     }
 
     @discardableResult
@@ -114,6 +199,7 @@ struct ConditionCatalog: Sendable {
         switch entry {
         case .geographic(let i):
             geographic[Int(i)].isRemoved = true
+            geographicRemoved[Int(i)] = true
             index.remove(i)
         case .beacon(let i):
             beacons[Int(i)].isRemoved = true

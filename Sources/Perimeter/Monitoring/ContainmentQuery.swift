@@ -6,6 +6,7 @@ public struct ContainmentQuery: Sendable {
     private var stamps: [UInt32] = []
     private var stamp: UInt32 = 0
     private var candidates: [Int32] = []
+    private var sides: [Side?] = []
 
     init(catalog: ConditionCatalog) {
         self.catalog = catalog
@@ -21,11 +22,10 @@ public struct ContainmentQuery: Sendable {
         }
         stamp += 1
         candidates.removeAll(keepingCapacity: true)
-        catalog.index.collect(around: c, margin: 0, stamps: &stamps, stamp: stamp, into: &candidates)
+        sides.removeAll(keepingCapacity: true)
         var frame = FixFrame(c, margin: 0)
-        for i in candidates where catalog.side(i, &frame) == .inside {
-            result.append(i)
-        }
+        catalog.collectSides(&frame, stamps: &stamps, stamp: stamp, candidates: &candidates, sides: &sides)
+        for (k, i) in candidates.enumerated() where sides[k] == .inside { result.append(i) }
     }
 }
 

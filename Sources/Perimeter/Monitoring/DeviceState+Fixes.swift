@@ -12,14 +12,14 @@ extension DeviceState {
         let count = Int32(catalog.geographic.count)
         scratch.beginQuery(conditionCount: Int(count))
         let stamp = scratch.stamp
-        catalog.index.collect(around: fix.coordinate, margin: margin,
-                              stamps: &scratch.queryStamps, stamp: stamp, into: &scratch.candidates)
-
-        // 1. Candidates: test, and keep an entry unless the pair ends in the settled baseline.
         var frame = FixFrame(fix.coordinate, margin: margin)
-        for i in scratch.candidates {
+        catalog.collectSides(&frame, stamps: &scratch.queryStamps, stamp: stamp,
+                             candidates: &scratch.candidates, sides: &scratch.sides)
+
+        // 1. Candidates: keep an entry unless the pair ends in the settled baseline.
+        for (k, i) in scratch.candidates.enumerated() {
             scratch.candidateMarks[Int(i)] = stamp
-            let side = catalog.side(i, &frame)
+            let side = scratch.sides[k]
             let existing = geographicEntries.firstIndex { $0.condition == i }
             var pair = existing.map { geographicEntries[$0].pair }
                 ?? GeographicPairState(state: i < geographicSettled ? .unsatisfied : catalog.geographic[Int(i)].initialState)

@@ -2,6 +2,8 @@
 struct EvaluationScratch {
     /// Conditions the index returned for the current fix.
     var candidates: [Int32] = []
+    /// The side of the current fix for each candidate (`nil`: within the margin of the boundary).
+    var sides: [Side?] = []
     /// The index's de-duplication stamps, one per geographic condition.
     var queryStamps: [UInt32] = []
     /// `candidateMarks[i] == stamp` when condition `i` is a candidate of the current fix.
@@ -24,6 +26,7 @@ struct EvaluationScratch {
         }
         stamp += 1
         candidates.removeAll(keepingCapacity: true)
+        sides.removeAll(keepingCapacity: true)
         changes.removeAll(keepingCapacity: true)
     }
 }

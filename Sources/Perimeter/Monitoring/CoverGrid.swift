@@ -1,0 +1,145 @@
+import Foundation
+
+/// A fine grid over the geographic conditions in which every cell lists the conditions within
+/// `reach` metres of it, each with what is already known for the whole cell — wholly inside, wholly
+/// outside, or crossed by the boundary — and how far the cell stays from the boundary.
+///
+/// For a fix whose margin is at most `reach`, the fix's one cell names every condition it could be
+/// near, and most of them need no test at all: a cell wholly inside a condition, at least the margin
+/// from its boundary, is confidently inside. Only crossed cells (and cells closer to the boundary
+/// than the margin) fall back to the exact predicates. Conditions too large for the grid, and those
+/// added since it was built, are listed separately and tested the ordinary way.
+struct CoverGrid: Sendable {
+    struct Entry: Sendable {
+        var condition: Int32
+        var relation: Relation
+        /// Metres every point of the cell keeps from the boundary (0 when crossed).
+        var clearance: Float
+    }
+
+    enum Relation: UInt8, Sendable {
+        case inside
+        case outside
+        case crossed
+    }
+
+    /// The largest margin the cells answer for; fixes with a larger margin use the condition index.
+    private(set) var reach: Double = 0
+    private(set) var minLatitude = 0.0, minLongitude = 0.0
+    private(set) var latitudeStep = 1.0, longitudeStep = 1.0
+    private(set) var rows = 0, columns = 0
+    private var cellStart: [UInt32] = [0]
+    private var entries: [Entry] = []
+    /// Conditions below this index are in the grid unless listed in `excluded`.
+    private(set) var builtThrough: Int32 = 0
+    /// Conditions the grid does not hold (too large): test them the ordinary way.
+    private(set) var excluded: [Int32] = []
+
+    static let maximumCells = 1 << 24
+    static let maximumCellsPerCondition = 4096
+
+    /// An empty grid (nothing built yet).
+    init() {}
+
+    init(shapes catalog: ConditionCatalog, reach: Double = 100) {
+        self.reach = reach
+        let count = catalog.geographic.count
+        builtThrough = Int32(count)
+        // The extent and a typical size, from the live conditions' boxes.
+        var extent: BoundingBox?
+        var sizes: [Double] = []
+        for i in 0..<count where !catalog.geographic[i].isRemoved {
+            let box = catalog.boundingBox(Int32(i))
+            extent = extent.map { $0.union(box) } ?? box
+            sizes.append((box.maxLatitude - box.minLatitude) * Geodesy.metresPerDegree)
+        }
+        guard var area = extent, !sizes.isEmpty else { return }
+        sizes.sort()
+        let pad = reach / Geodesy.metresPerDegree * 2
+        area.minLatitude = max(-90, area.minLatitude - pad); area.maxLatitude = min(90, area.maxLatitude + pad)
+        area.minLongitude = max(-180, area.minLongitude - pad * 4); area.maxLongitude = min(180, area.maxLongitude + pad * 4)
+        // Cells about a quarter of the median condition across, no finer than 20 m.
+        var cellMetres = max(20, sizes[sizes.count / 2] / 4)
+        let midLatitude = min(80, max(abs(area.minLatitude), abs(area.maxLatitude)))
+        let lonMetres = Geodesy.metresPerDegree * cos(midLatitude * Geodesy.radiansPerDegree)
+        func dims(_ m: Double) -> (Int, Int) {
+            (Int((area.maxLatitude - area.minLatitude) * Geodesy.metresPerDegree / m) + 1,
+             Int((area.maxLongitude - area.minLongitude) * lonMetres / m) + 1)
+        }
+        while dims(cellMetres).0 * dims(cellMetres).1 > Self.maximumCells { cellMetres *= 1.5 }
+        (rows, columns) = dims(cellMetres)
+        minLatitude = area.minLatitude
+        minLongitude = area.minLongitude
+        latitudeStep = (area.maxLatitude - area.minLatitude) / Double(rows)
+        longitudeStep = (area.maxLongitude - area.minLongitude) / Double(columns)
+
+        // Per condition, the cells within reach, classified.
+        var cellOfEntry: [Int32] = []
+        var flat: [Entry] = []
+        var excluded: [Int32] = []
+        for i in 0..<count where !catalog.geographic[i].isRemoved {
+            let box = Geodesy.expanded(catalog.boundingBox(Int32(i)), metres: reach)
+            guard box.minLongitude >= minLongitude, box.maxLongitude <= area.maxLongitude,
+                  box.minLatitude >= minLatitude, box.maxLatitude <= area.maxLatitude else {
+                excluded.append(Int32(i))
+                continue
+            }
+            let r0 = Self.index(box.minLatitude, minLatitude, latitudeStep, rows)
+            let r1 = Self.index(box.maxLatitude, minLatitude, latitudeStep, rows)
+            let c0 = Self.index(box.minLongitude, minLongitude, longitudeStep, columns)
+            let c1 = Self.index(box.maxLongitude, minLongitude, longitudeStep, columns)
+            guard (r1 - r0 + 1) * (c1 - c0 + 1) <= Self.maximumCellsPerCondition else {
+                excluded.append(Int32(i))
+                continue
+            }
+            for r in r0...r1 {
+                for c in c0...c1 {
+                    let cell = Self.cellBox(r, c, minLatitude, minLongitude, latitudeStep, longitudeStep)
+                    var (relation, clearance) = catalog.relation(Int32(i), to: cell, reach: reach)
+                    if relation == .outside && clearance > reach { continue }
+                    // A point rounding into the cell from a hair outside it is still this far away.
+                    if clearance < 0.001 { relation = .crossed; clearance = 0 }
+                    flat.append(Entry(condition: Int32(i), relation: relation, clearance: Float(clearance).nextDown))
+                    cellOfEntry.append(Int32(r * columns + c))
+                }
+            }
+        }
+        // Counting sort by cell.
+        var start = [UInt32](repeating: 0, count: rows * columns + 1)
+        for cell in cellOfEntry { start[Int(cell) + 1] += 1 }
+        for k in 0..<(rows * columns) { start[k + 1] += start[k] }
+        var fill = start
+        var sorted = [Entry](repeating: Entry(condition: 0, relation: .outside, clearance: 0), count: flat.count)
+        for (entry, cell) in zip(flat, cellOfEntry) {
+            sorted[Int(fill[Int(cell)])] = entry
+            fill[Int(cell)] += 1
+        }
+        cellStart = start
+        entries = sorted
+        self.excluded = excluded
+    }
+
+    @inline(__always)
+    private static func index(_ v: Double, _ origin: Double, _ step: Double, _ count: Int) -> Int {
+        min(count - 1, max(0, Int(((v - origin) / step).rounded(.down))))
+    }
+
+    private static func cellBox(_ r: Int, _ c: Int, _ lat0: Double, _ lon0: Double, _ dLat: Double, _ dLon: Double) -> BoundingBox {
+        BoundingBox(minLatitude: lat0 + Double(r) * dLat, maxLatitude: lat0 + Double(r + 1) * dLat,
+                    minLongitude: lon0 + Double(c) * dLon, maxLongitude: lon0 + Double(c + 1) * dLon)
+    }
+
+    var isEmpty: Bool { rows == 0 }
+
+    /// The entries of the cell holding `c`, or an empty range outside the grid.
+    @inline(__always)
+    func entries(at c: Coordinate) -> ArraySlice<Entry> {
+        guard rows > 0, c.latitude >= minLatitude, c.longitude >= minLongitude else { return entries[0..<0] }
+        let r = Int((c.latitude - minLatitude) / latitudeStep)
+        let col = Int((c.longitude - minLongitude) / longitudeStep)
+        // The cell a point rounds into must be the cell whose box was classified: guard the edges.
+        guard r < rows, col < columns else { return entries[0..<0] }
+        let cell = r * columns + col
+        return entries[Int(cellStart[cell])..<Int(cellStart[cell + 1])]
+    }
+}
