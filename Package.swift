@@ -11,6 +11,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
         // libgeos's C API through a shim that hides the non-reentrant functions.
@@ -36,11 +37,20 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // `swift package benchmark`: the package-benchmark suites.
+        .executableTarget(
+            name: "PerimeterBenchmarks",
+            dependencies: [
+                "Perimeter", "PerimeterIO",
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/PerimeterBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
         // Perimeter's side of the peer comparison (Benchmarks/peers/compare.py).
         .executableTarget(
             name: "perimeter-bench",
-            dependencies: ["Perimeter", "PerimeterIO"],
-            path: "Benchmarks/PerimeterPeer"
+            dependencies: ["Perimeter", "PerimeterIO"]
         ),
         .testTarget(
             name: "PerimeterTests",

@@ -5,9 +5,9 @@ public enum Geodesy {
     /// Mean Earth radius (IUGG), metres — the radius SPEC §2 fixes for circles.
     public static let meanEarthRadius = 6_371_008.8
 
-    static let radiansPerDegree = Double.pi / 180
+    public static let radiansPerDegree = Double.pi / 180
     /// Metres along a meridian per degree of latitude on the sphere.
-    static let metresPerDegree = meanEarthRadius * radiansPerDegree
+    public static let metresPerDegree = meanEarthRadius * radiansPerDegree
 
     /// Great-circle distance in metres by the haversine formula.
     public static func distance(_ a: Coordinate, _ b: Coordinate) -> Double {

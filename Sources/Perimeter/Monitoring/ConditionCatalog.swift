@@ -43,8 +43,15 @@ struct ConditionCatalog: Sendable {
     private(set) var byIdentifier: [String: Entry] = [:]
     /// Identifiers of the monitored conditions, in addition order.
     private(set) var identifiers: [String] = []
-    /// Beacon conditions by UUID, each list in addition order.
-    private(set) var beaconsByUUID: [UUID: [Int32]] = [:]
+    /// Beacon conditions by their exact key (major and minor −1 when wildcards): a sighting looks up
+    /// its three possible keys instead of scanning its UUID's conditions.
+    private(set) var beaconsByKey: [BeaconKey: [Int32]] = [:]
+
+    struct BeaconKey: Hashable {
+        var uuid: UUID
+        var major: Int32
+        var minor: Int32
+    }
     private(set) var index = ConditionIndex()
 
     // What evaluation reads, in flat arrays of plain values (no reference counting on the hot path).
@@ -55,6 +62,9 @@ struct ConditionCatalog: Sendable {
     /// Geographic conditions whose starting state is not unsatisfied, ascending: the only ones a
     /// device's first fix must settle one by one.
     private(set) var geographicStartingOtherwise: [Int32] = []
+    /// Beacon conditions whose starting state is not unsatisfied, ascending: the only ones a first
+    /// exit timer must visit.
+    private(set) var beaconStartingOtherwise: [Int32] = []
     /// Whether each geographic condition was removed (a plain array, read per candidate).
     private(set) var geographicRemoved: [Bool] = []
     private(set) var coverGrid = CoverGrid()
@@ -81,7 +91,9 @@ struct ConditionCatalog: Sendable {
         case .beacon(let beacon):
             let i = Int32(beacons.count)
             beacons.append(Beacon(identifier: identifier, condition: beacon, initialState: initialState, addedAt: addedAt))
-            beaconsByUUID[beacon.uuid, default: []].append(i)
+            if initialState != .unsatisfied { beaconStartingOtherwise.append(i) }
+            beaconsByKey[BeaconKey(uuid: beacon.uuid, major: beacon.major.map(Int32.init) ?? -1,
+                                   minor: beacon.minor.map(Int32.init) ?? -1), default: []].append(i)
             byIdentifier[identifier] = .beacon(i)
         }
         identifiers.append(identifier)
@@ -94,6 +106,16 @@ struct ConditionCatalog: Sendable {
         byIdentifier[identifier] = .geographic(i)
         index.insert(i, box: box)
         if initialState != .unsatisfied { geographicStartingOtherwise.append(i) }
+    }
+
+    /// The beacon conditions a sighted identity matches, ascending (addition order), into `result`.
+    func matchingBeacons(_ identity: BeaconIdentity, into result: inout [Int32]) {
+        let first = result.count
+        let major = Int32(identity.major)
+        if let exact = beaconsByKey[BeaconKey(uuid: identity.uuid, major: major, minor: Int32(identity.minor))] { result += exact }
+        if let majors = beaconsByKey[BeaconKey(uuid: identity.uuid, major: major, minor: -1)] { result += majors }
+        if let all = beaconsByKey[BeaconKey(uuid: identity.uuid, major: -1, minor: -1)] { result += all }
+        if result.count - first > 1 { result[first...].sort() }
     }
 
     func boundingBox(_ i: Int32) -> BoundingBox {
@@ -204,8 +226,10 @@ struct ConditionCatalog: Sendable {
         case .beacon(let i):
             beacons[Int(i)].isRemoved = true
             let uuid = beacons[Int(i)].condition.uuid
-            beaconsByUUID[uuid]?.removeAll { $0 == i }
-            if beaconsByUUID[uuid]?.isEmpty == true { beaconsByUUID[uuid] = nil }
+            let c = beacons[Int(i)].condition
+            let key = BeaconKey(uuid: uuid, major: c.major.map(Int32.init) ?? -1, minor: c.minor.map(Int32.init) ?? -1)
+            beaconsByKey[key]?.removeAll { $0 == i }
+            if beaconsByKey[key]?.isEmpty == true { beaconsByKey[key] = nil }
         }
         return true
     }

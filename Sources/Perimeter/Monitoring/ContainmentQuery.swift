@@ -33,8 +33,7 @@ extension ContainmentQuery {
     /// Appends the positions (in addition order among beacon conditions) of the beacon conditions a
     /// sighted identity matches.
     public func conditions(matching identity: BeaconIdentity, into result: inout [Int32]) {
-        guard let list = catalog.beaconsByUUID[identity.uuid] else { return }
-        for i in list where catalog.beacons[Int(i)].condition.matches(identity) { result.append(i) }
+        catalog.matchingBeacons(identity, into: &result)
     }
 }
 

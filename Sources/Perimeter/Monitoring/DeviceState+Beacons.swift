@@ -1,10 +1,12 @@
 extension DeviceState {
     /// Applies a sighting to every beacon condition it matches (SPEC §2, beacon).
     mutating func apply(_ sighting: BeaconSighting, cause: Int, catalog: ConditionCatalog, policy: MonitoringPolicy,
-                        events: inout [MonitorEvent]) {
-        guard let matching = catalog.beaconsByUUID[sighting.identity.uuid] else { return }
+                        matches: inout [Int32], events: inout [MonitorEvent]) {
+        matches.removeAll(keepingCapacity: true)
+        catalog.matchingBeacons(sighting.identity, into: &matches)
+        guard !matches.isEmpty else { return }
         let due = sighting.time.adding(TimeSpan(seconds: policy.beaconExitTimeout))
-        for i in matching where catalog.beacons[Int(i)].condition.matches(sighting.identity) {
+        for i in matches {
             let k: Int
             if let existing = beaconEntries.firstIndex(where: { $0.condition == i }) {
                 k = existing
@@ -51,11 +53,14 @@ extension DeviceState {
     mutating func fireExit(_ entry: ExitQueue.Entry, cause: Int, catalog: ConditionCatalog, policy: MonitoringPolicy,
                            events: inout [MonitorEvent]) {
         if entry.isRange {
-            for i in entry.condition..<entry.rangeEnd {
-                let condition = catalog.beacons[Int(i)]
-                guard !condition.isRemoved, condition.initialState != .unsatisfied,
-                      !beaconEntries.contains(where: { $0.condition == i }) else { continue }
-                emit(MonitorEvent(device: name, identifier: condition.identifier, state: .unsatisfied, date: entry.due, cause: cause),
+            let others = catalog.beaconStartingOtherwise
+            var k = Self.firstIndex(in: others, notBelow: entry.condition)
+            while k < others.count && others[k] < entry.rangeEnd {
+                let i = others[k]
+                k += 1
+                guard !catalog.beacons[Int(i)].isRemoved, !beaconEntries.contains(where: { $0.condition == i }) else { continue }
+                emit(MonitorEvent(device: name, identifier: catalog.beacons[Int(i)].identifier, state: .unsatisfied,
+                                  date: entry.due, cause: cause),
                      policy: policy, events: &events)
             }
             beaconSettled = max(beaconSettled, entry.rangeEnd)

@@ -131,7 +131,7 @@ public struct MonitoringEngine: Sendable {
         case .fix(let fix):
             devices[di].apply(fix, cause: cause, catalog: catalog, policy: policy, scratch: &scratch, events: &events)
         case .sighting(let sighting):
-            devices[di].apply(sighting, cause: cause, catalog: catalog, policy: policy, events: &events)
+            devices[di].apply(sighting, cause: cause, catalog: catalog, policy: policy, matches: &scratch.candidates, events: &events)
         case .app(let change):
             let wasForeground = devices[di].authorization.appState == .foreground
             devices[di].authorization.setAppState(change.state, at: time)
