@@ -91,9 +91,10 @@ struct PolygonLocator: Sendable {
             }
         }
 
-        // Raster: about 4 cells per edge (at least 16 × 16, at most 2048 × 2048), shaped like the box.
+        // Raster: about 4 cells per edge, at least 48 × 48 (so that clearances settle most margin
+        // tests on small polygons) and at most 2048 × 2048, shaped like the box.
         let width = max(maxX - minX, 1e-12)
-        let target = Double(min(max(4 * edgeCount, 256), 1 << 22))
+        let target = Double(min(max(4 * edgeCount, 2304), 1 << 22))
         let aspect = width / height
         let columns = max(1, min(2048, Int((target * aspect).squareRoot().rounded(.up))))
         let rows = max(1, min(2048, Int((target / aspect).squareRoot().rounded(.up))))
@@ -256,7 +257,7 @@ struct PolygonLocator: Sendable {
                 if Double(k - 1) * cellDegrees * metresPerDegree * 0.99 > metres { return false }
             }
         }
-        let box = Geodesy.boundingBox(around: c, metres: metres)
+        let box = ConditionIndex.marginBox(around: c, metres: metres)
         let best = nearestBoundaryDistance(from: c, within: box)
         return inclusive ? best <= metres : best < metres
     }

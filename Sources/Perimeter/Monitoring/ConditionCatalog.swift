@@ -126,15 +126,10 @@ struct ConditionCatalog: Sendable {
     /// What holds for every point of `cell` with respect to geographic condition `i`: wholly inside,
     /// wholly outside, or crossed, and a lower bound on the distance to the boundary (as
     /// `side(_:_:)` measures it) for the first two. Distances beyond `reach` need not be exact.
-    func relation(_ i: Int32, to cell: BoundingBox, reach: Double) -> (CoverGrid.Relation, Double) {
+    /// - Parameter halfDiagonal: a distance within which every point of the cell lies of its centre.
+    func relation(_ i: Int32, to cell: BoundingBox, halfDiagonal h: Double, reach: Double) -> (CoverGrid.Relation, Double) {
         let centre = Coordinate(latitude: (cell.minLatitude + cell.maxLatitude) / 2,
                                 longitude: (cell.minLongitude + cell.maxLongitude) / 2)
-        // Every point of the cell lies within h of its centre (the corners are farthest; 1 % slack).
-        let h = [Coordinate(latitude: cell.minLatitude, longitude: cell.minLongitude),
-                 Coordinate(latitude: cell.minLatitude, longitude: cell.maxLongitude),
-                 Coordinate(latitude: cell.maxLatitude, longitude: cell.minLongitude),
-                 Coordinate(latitude: cell.maxLatitude, longitude: cell.maxLongitude)]
-            .map { Geodesy.distance(centre, $0) }.max()! * 1.01 + 0.01
         let s = shapeSlots[Int(i)]
         if !s.isPolygon {
             let circle = circleShapes[Int(s.slot)].condition

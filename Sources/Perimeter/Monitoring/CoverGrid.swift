@@ -58,8 +58,8 @@ struct CoverGrid: Sendable {
         let pad = reach / Geodesy.metresPerDegree * 2
         area.minLatitude = max(-90, area.minLatitude - pad); area.maxLatitude = min(90, area.maxLatitude + pad)
         area.minLongitude = max(-180, area.minLongitude - pad * 4); area.maxLongitude = min(180, area.maxLongitude + pad * 4)
-        // Cells about a quarter of the median condition across, no finer than 20 m.
-        var cellMetres = max(20, sizes[sizes.count / 2] / 4)
+        // Cells about a sixth of the median condition across, no finer than 20 m.
+        var cellMetres = max(20, sizes[sizes.count / 2] / 6)
         let midLatitude = min(80, max(abs(area.minLatitude), abs(area.maxLatitude)))
         let lonMetres = Geodesy.metresPerDegree * cos(midLatitude * Geodesy.radiansPerDegree)
         func dims(_ m: Double) -> (Int, Int) {
@@ -73,6 +73,15 @@ struct CoverGrid: Sendable {
         latitudeStep = (area.maxLatitude - area.minLatitude) / Double(rows)
         longitudeStep = (area.maxLongitude - area.minLongitude) / Double(columns)
 
+        // Every point of a cell lies within h of its centre; h depends only on the row (the corners are
+        // farthest; 1 % slack).
+        let halfDiagonals: [Double] = (0..<rows).map { r in
+            let cell = Self.cellBox(r, 0, area.minLatitude, area.minLongitude, latitudeStep, longitudeStep)
+            let centre = Coordinate(latitude: (cell.minLatitude + cell.maxLatitude) / 2, longitude: (cell.minLongitude + cell.maxLongitude) / 2)
+            return [Coordinate(latitude: cell.minLatitude, longitude: cell.minLongitude),
+                    Coordinate(latitude: cell.maxLatitude, longitude: cell.minLongitude)]
+                .map { Geodesy.distance(centre, $0) }.max()! * 1.01 + 0.01
+        }
         // Per condition, the cells within reach, classified.
         var cellOfEntry: [Int32] = []
         var flat: [Entry] = []
@@ -95,7 +104,7 @@ struct CoverGrid: Sendable {
             for r in r0...r1 {
                 for c in c0...c1 {
                     let cell = Self.cellBox(r, c, minLatitude, minLongitude, latitudeStep, longitudeStep)
-                    var (relation, clearance) = catalog.relation(Int32(i), to: cell, reach: reach)
+                    var (relation, clearance) = catalog.relation(Int32(i), to: cell, halfDiagonal: halfDiagonals[r], reach: reach)
                     if relation == .outside && clearance > reach { continue }
                     // A point rounding into the cell from a hair outside it is still this far away.
                     if clearance < 0.001 { relation = .crossed; clearance = 0 }
