@@ -48,7 +48,7 @@ P1_SOURCE = os.path.join(HERE, "geos_peer.c")
 P2_SCRIPT = os.path.join(HERE, "shapely_peer.py")
 P1_BINARY = os.path.join(REPO, ".build", "peers", "geos_peer")
 
-ALL_WORKLOADS = ["circles", "polygons", "mixed", "single", "beacons", "beacons-dict"]
+ALL_WORKLOADS = ["circles", "polygons", "mixed", "mixed-state", "single", "beacons", "beacons-state", "beacons-dict"]
 
 
 def die(message: str) -> None:
@@ -137,6 +137,10 @@ def rows_for(selection: list[str], manifest: dict):
             rows.append((w, ["single", name]))
         elif w in ("circles", "polygons", "mixed", "beacons", "beacons-dict"):
             rows.append((w, [w]))
+        elif w in ("circles-state", "polygons-state", "mixed-state", "beacons-state"):
+            # Perimeter with state (accuracy margins, per-device state machines, events) against the
+            # peers' stateless containment of the same records; the hash still checks agreement.
+            rows.append((w, [w]))
         else:
             die(f"unknown workload {w!r} (choose from {', '.join(ALL_WORKLOADS)} or single:NAME)")
     return rows
@@ -188,13 +192,14 @@ def main(argv=None) -> int:
     p1_cache = {}
     failed = False
     for label, args in rows:
-        p1_args = ["beacons"] if args == ["beacons-dict"] else args
+        peer_args = [args[0][:-len("-state")]] + args[1:] if args[0].endswith("-state") else args
+        p1_args = ["beacons"] if peer_args == ["beacons-dict"] else peer_args
         key = tuple(p1_args)
         if key not in p1_cache:
             p1_cache[key] = run_peer("P1", [p1, p1_args[0], a.work, *p1_args[1:], *repeat])
         r = {"workload": label, "P1": p1_cache[key]}
         if not a.no_p2:
-            r["P2"] = run_peer("P2", [sys.executable, P2_SCRIPT, args[0], a.work, *args[1:], *repeat])
+            r["P2"] = run_peer("P2", [sys.executable, P2_SCRIPT, peer_args[0], a.work, *peer_args[1:], *repeat])
         if perimeter and args != ["beacons-dict"]:
             r["Perimeter"] = run_peer("Perimeter", [*perimeter, args[0], a.work, *args[1:], *repeat])
         # Agreement.

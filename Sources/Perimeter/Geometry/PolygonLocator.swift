@@ -15,6 +15,9 @@ struct PolygonLocator: Sendable {
     private let rows: Int
     private let cellScaleX: Double
     private let cellScaleY: Double
+    /// Metres that k − 1 cells of clearance guarantee, per cell: the smaller cell side at the
+    /// latitude of the box nearest a pole, with 1 % to spare for the sphere.
+    private let metresPerClearanceCell: Double
     /// The arrays, behind one reference so that a copy of the locator costs one retain.
     private let storage: Storage
 
@@ -29,13 +32,19 @@ struct PolygonLocator: Sendable {
         let cells: [UInt8]
         /// The Chebyshev distance in cells to the nearest boundary cell (capped at 255).
         let clearance: [UInt8]
+        /// The edges passing through each cell: cellEdges[cellEdgeStart[cell] ..< cellEdgeStart[cell + 1]].
+        let cellEdgeStart: [Int32]
+        let cellEdges: [Int32]
 
-        init(edges: [Double], stripeStart: [Int32], stripeEdges: [Int32], cells: [UInt8], clearance: [UInt8]) {
+        init(edges: [Double], stripeStart: [Int32], stripeEdges: [Int32], cells: [UInt8], clearance: [UInt8],
+             cellEdgeStart: [Int32], cellEdges: [Int32]) {
             self.edges = edges
             self.stripeStart = stripeStart
             self.stripeEdges = stripeEdges
             self.cells = cells
             self.clearance = clearance
+            self.cellEdgeStart = cellEdgeStart
+            self.cellEdges = cellEdges
         }
     }
 
@@ -91,10 +100,9 @@ struct PolygonLocator: Sendable {
             }
         }
 
-        // Raster: about 4 cells per edge, at least 48 × 48 (so that clearances settle most margin
-        // tests on small polygons) and at most 2048 × 2048, shaped like the box.
+        // Raster: about 4 cells per edge (at least 16 × 16, at most 2048 × 2048), shaped like the box.
         let width = max(maxX - minX, 1e-12)
-        let target = Double(min(max(4 * edgeCount, 2304), 1 << 22))
+        let target = Double(min(max(4 * edgeCount, 256), 1 << 22))
         let aspect = width / height
         let columns = max(1, min(2048, Int((target * aspect).squareRoot().rounded(.up))))
         let rows = max(1, min(2048, Int((target / aspect).squareRoot().rounded(.up))))
@@ -102,9 +110,22 @@ struct PolygonLocator: Sendable {
         self.rows = rows
         cellScaleX = Double(columns) / width
         cellScaleY = Double(rows) / height
+        let poleward = min(89.999, max(abs(minY), abs(maxY)))
+        metresPerClearanceCell = min(1 / cellScaleX, 1 / cellScaleY) * Geodesy.metresPerDegree
+            * cos(poleward * Geodesy.radiansPerDegree) * 0.99
         var cells = [UInt8](repeating: Self.outside, count: columns * rows)
-        Self.markBoundary(edges: edges, into: &cells, columns: columns, rows: rows, minX: minX, minY: minY,
+        var pairs: [(cell: Int32, edge: Int32)] = []
+        Self.markBoundary(edges: edges, into: &cells, pairs: &pairs, columns: columns, rows: rows, minX: minX, minY: minY,
                           scaleX: cellScaleX, scaleY: cellScaleY)
+        var edgeStart = [Int32](repeating: 0, count: columns * rows + 1)
+        for p in pairs { edgeStart[Int(p.cell) + 1] += 1 }
+        for k in 0..<(columns * rows) { edgeStart[k + 1] += edgeStart[k] }
+        var edgeFill = edgeStart
+        var cellEdges = [Int32](repeating: 0, count: pairs.count)
+        for p in pairs {
+            cellEdges[Int(edgeFill[Int(p.cell)])] = p.edge
+            edgeFill[Int(p.cell)] += 1
+        }
         // Each run of non-boundary cells in a row is free of edges, so one test of its first cell's
         // centre classifies it whole.
         for r in 0..<rows {
@@ -122,12 +143,14 @@ struct PolygonLocator: Sendable {
             }
         }
         storage = Storage(edges: edges, stripeStart: counts, stripeEdges: stripeEdges, cells: cells,
-                          clearance: Self.chebyshevClearance(cells, columns: columns, rows: rows))
+                          clearance: Self.chebyshevClearance(cells, columns: columns, rows: rows),
+                          cellEdgeStart: edgeStart, cellEdges: cellEdges)
     }
 
     /// Marks every cell an edge comes near (with a sliver of slack, so that rounding in the point's
     /// cell computation can never put a point in a non-boundary cell the boundary touches).
-    private static func markBoundary(edges: [Double], into cells: inout [UInt8], columns: Int, rows: Int,
+    private static func markBoundary(edges: [Double], into cells: inout [UInt8], pairs: inout [(cell: Int32, edge: Int32)],
+                                     columns: Int, rows: Int,
                                      minX: Double, minY: Double, scaleX: Double, scaleY: Double) {
         let slackX = 1e-6 / scaleX, slackY = 1e-6 / scaleY
         func column(_ x: Double) -> Int { min(columns - 1, max(0, Int(((x - minX) * scaleX).rounded(.down)))) }
@@ -149,7 +172,10 @@ struct PolygonLocator: Sendable {
                     xa = min(xaRaw, xbRaw); xb = max(xaRaw, xbRaw)
                 }
                 let c0 = column(xa - slackX), c1 = column(xb + slackX)
-                for c in c0...c1 { cells[r * columns + c] = boundary }
+                for c in c0...c1 {
+                    cells[r * columns + c] = boundary
+                    pairs.append((Int32(r * columns + c), Int32(e)))
+                }
             }
         }
     }
@@ -248,14 +274,8 @@ struct PolygonLocator: Sendable {
         // Cells far from any boundary cell answer without looking at edges.
         if c.longitude >= minX, c.longitude <= maxX, c.latitude >= minY, c.latitude <= maxY {
             let k = Int(storage.clearance[cellIndex(c.longitude, c.latitude)])
-            if k >= 2 {
-                // The point may sit at its cell's edge: k − 1 whole cells separate it from the boundary.
-                let cellDegrees = min(1 / cellScaleX, 1 / cellScaleY)
-                let latitudeBound = max(abs(c.latitude), abs(minY), abs(maxY))
-                let metresPerDegree = Geodesy.metresPerDegree * cos(min(89.999, latitudeBound) * Geodesy.radiansPerDegree)
-                // 0.99: a margin for the sphere (chords against arcs) well beyond its distortion at this size.
-                if Double(k - 1) * cellDegrees * metresPerDegree * 0.99 > metres { return false }
-            }
+            // The point may sit at its cell's edge: k − 1 whole cells separate it from the boundary.
+            if k >= 2 && Double(k - 1) * metresPerClearanceCell > metres { return false }
         }
         let box = ConditionIndex.marginBox(around: c, metres: metres)
         let best = nearestBoundaryDistance(from: c, within: box)
@@ -267,6 +287,27 @@ struct PolygonLocator: Sendable {
     func nearestBoundaryDistance(from c: Coordinate, within box: BoundingBox) -> Double {
         let lowY = max(box.minLatitude, minY), highY = min(box.maxLatitude, maxY)
         guard lowY <= highY else { return .infinity }
+        // A box over few raster cells: the edges through those cells are every edge inside it.
+        if box.minLongitude >= -180, box.maxLongitude <= 180 {
+            let lowX = max(box.minLongitude, minX), highX = min(box.maxLongitude, maxX)
+            guard lowX <= highX else { return .infinity }
+            let c0 = min(columns - 1, Int((lowX - minX) * cellScaleX)), c1 = min(columns - 1, Int((highX - minX) * cellScaleX))
+            let r0 = min(rows - 1, Int((lowY - minY) * cellScaleY)), r1 = min(rows - 1, Int((highY - minY) * cellScaleY))
+            if (c1 - c0 + 1) * (r1 - r0 + 1) <= 64 {
+                var frame = NearestPointFrame(c)
+                let edges = storage.edges, start = storage.cellEdgeStart, list = storage.cellEdges
+                for r in r0...r1 {
+                    for col in c0...c1 {
+                        let cell = r * columns + col
+                        for i in Int(start[cell])..<Int(start[cell + 1]) {
+                            let base = Int(list[i]) * 4
+                            frame.consider(edges[base], edges[base + 1], edges[base + 2], edges[base + 3])
+                        }
+                    }
+                }
+                return frame.nearest.map { Geodesy.distance(c, $0) } ?? .infinity
+            }
+        }
         let k0 = min(stripeCount - 1, max(0, Int((lowY - minY) * stripeScale)))
         let k1 = min(stripeCount - 1, max(0, Int((highY - minY) * stripeScale)))
         var best = Double.infinity
