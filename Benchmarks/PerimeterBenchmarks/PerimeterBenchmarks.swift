@@ -161,7 +161,15 @@ func singlePolygons() -> [(String, [GeoPolygon])] {
 /// from 10k devices, about a third of them matching.
 func beaconWorkload() -> (MonitoringEngine, [(Int, BeaconSighting)]) {
     var rng = Workload.Generator(state: 3)
-    let uuids = (0..<64).map { _ in UUID() }.sorted { $0.uuidString < $1.uuidString }
+    let uuids = (0..<64).map { _ in
+        let a = rng.next(), b = rng.next()
+        return UUID(uuid: (UInt8(truncatingIfNeeded: a), UInt8(truncatingIfNeeded: a >> 8), UInt8(truncatingIfNeeded: a >> 16),
+                           UInt8(truncatingIfNeeded: a >> 24), UInt8(truncatingIfNeeded: a >> 32), UInt8(truncatingIfNeeded: a >> 40),
+                           UInt8(truncatingIfNeeded: a >> 48), UInt8(truncatingIfNeeded: a >> 56), UInt8(truncatingIfNeeded: b),
+                           UInt8(truncatingIfNeeded: b >> 8), UInt8(truncatingIfNeeded: b >> 16), UInt8(truncatingIfNeeded: b >> 24),
+                           UInt8(truncatingIfNeeded: b >> 32), UInt8(truncatingIfNeeded: b >> 40), UInt8(truncatingIfNeeded: b >> 48),
+                           UInt8(truncatingIfNeeded: b >> 56)))
+    }
     var policy = MonitoringPolicy()
     policy.defaultAssumption = .unsatisfied
     var engine = MonitoringEngine(policy: policy)

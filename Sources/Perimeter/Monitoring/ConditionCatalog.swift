@@ -62,6 +62,8 @@ struct ConditionCatalog: Sendable {
     /// Geographic conditions whose starting state is not unsatisfied, ascending: the only ones a
     /// device's first fix must settle one by one.
     private(set) var geographicStartingOtherwise: [Int32] = []
+    /// Runs of beacon conditions added at the same stream time: (first index, addition time).
+    private(set) var beaconEpochs: [(start: Int32, addedAt: Timestamp?)] = []
     /// Beacon conditions whose starting state is not unsatisfied, ascending: the only ones a first
     /// exit timer must visit.
     private(set) var beaconStartingOtherwise: [Int32] = []
@@ -92,6 +94,7 @@ struct ConditionCatalog: Sendable {
             let i = Int32(beacons.count)
             beacons.append(Beacon(identifier: identifier, condition: beacon, initialState: initialState, addedAt: addedAt))
             if initialState != .unsatisfied { beaconStartingOtherwise.append(i) }
+            if beaconEpochs.last.map({ $0.addedAt != addedAt }) ?? true { beaconEpochs.append((i, addedAt)) }
             beaconsByKey[BeaconKey(uuid: beacon.uuid, major: beacon.major.map(Int32.init) ?? -1,
                                    minor: beacon.minor.map(Int32.init) ?? -1), default: []].append(i)
             byIdentifier[identifier] = .beacon(i)

@@ -37,13 +37,19 @@ extension DeviceState {
         let count = Int32(catalog.beacons.count)
         guard beaconScheduled < count else { return }
         let timeout = TimeSpan(seconds: policy.beaconExitTimeout)
+        // One range per run of additions that share a start (epochs whose addition times fall at or
+        // before the device's first record all start with it).
+        let epochs = catalog.beaconEpochs
+        var e = epochs.lastIndex { $0.start <= beaconScheduled } ?? 0
         var lo = beaconScheduled
         while lo < count {
-            let start = max(firstTime, catalog.beacons[Int(lo)].addedAt ?? firstTime)
-            var hi = lo + 1
-            while hi < count && max(firstTime, catalog.beacons[Int(hi)].addedAt ?? firstTime) == start { hi += 1 }
+            let start = max(firstTime, epochs[e].addedAt ?? firstTime)
+            var next = e + 1
+            while next < epochs.count && max(firstTime, epochs[next].addedAt ?? firstTime) == start { next += 1 }
+            let hi = next < epochs.count ? epochs[next].start : count
             exits.push(.init(due: start.adding(timeout), condition: lo, rangeEnd: hi))
             lo = hi
+            e = next
         }
         beaconScheduled = count
     }
