@@ -204,13 +204,24 @@ if baseMode == "beacons" {
             var out: [MonitorEvent] = []
             out.reserveCapacity(1 << 16)
             events = 0
+            // Records as a reader hands them over, in batches (the batch path keeps nearby fixes
+            // together for the geometry, then runs the state machines in record order).
+            let batchSize = 1 << 17
+            var batch: [FixRecord] = []
+            batch.reserveCapacity(batchSize)
             let start = clock.now
             for i in 0..<records {
-                let fix = Fix(time: Timestamp(nanosecondsSinceEpoch: fixes.t[i]),
-                              coordinate: Coordinate(latitude: fixes.lat[i], longitude: fixes.lon[i]),
-                              horizontalAccuracy: fixes.accuracy[i])
-                try! e.process(.fix(fix), device: ids[Int(fixes.device[i])], cause: i, into: &out)
-                if out.count > 60_000 { events += out.count; out.removeAll(keepingCapacity: true) }
+                batch.append(FixRecord(device: ids[Int(fixes.device[i])],
+                                       fix: Fix(time: Timestamp(nanosecondsSinceEpoch: fixes.t[i]),
+                                                coordinate: Coordinate(latitude: fixes.lat[i], longitude: fixes.lon[i]),
+                                                horizontalAccuracy: fixes.accuracy[i]),
+                                       cause: i))
+                if batch.count == batchSize || i == records - 1 {
+                    try! e.process(batch, into: &out)
+                    batch.removeAll(keepingCapacity: true)
+                    events += out.count
+                    out.removeAll(keepingCapacity: true)
+                }
             }
             e.finish(into: &out)
             events += out.count

@@ -274,3 +274,48 @@ import Testing
 enum T0 {
     static let t = Timestamp(nanosecondsSinceEpoch: 1_772_352_000_000_000_000)
 }
+
+/// The batch path computes geometry out of order; its events must equal one call per fix.
+@Suite struct BatchPathTests {
+    @Test func batchEqualsOneCallPerFix() throws {
+        var rng = SplitMix64(seed: 77)
+        var policy = MonitoringPolicy()
+        policy.confirmation = 3
+        var engine = MonitoringEngine(policy: policy)
+        let origin = Coordinate(latitude: 48.85, longitude: 2.35)
+        for i in 0..<300 {
+            let c = Coordinate(latitude: origin.latitude + .random(in: -0.02...0.02, using: &rng),
+                               longitude: origin.longitude + .random(in: -0.03...0.03, using: &rng))
+            if i % 2 == 0 {
+                try engine.add(.circle(CircularGeographicCondition(center: c, radius: .random(in: 30...400, using: &rng))), identifier: "c\(i)",
+                               assuming: [.unknown, .satisfied, .unsatisfied].randomElement(using: &rng)!)
+            } else {
+                let polygon = PolygonLocatorTests.spiky(Int.random(in: 8...30, using: &rng), centre: c,
+                                                        radius: .random(in: 0.0005...0.004, using: &rng), rng: &rng)
+                try engine.add(.polygon(PolygonalGeographicCondition(polygons: [polygon])), identifier: "p\(i)")
+            }
+        }
+        var sequential = engine
+        var batched = engine
+        let ids = (0..<50).map { batched.deviceID("d\($0)") }
+        _ = (0..<50).map { sequential.deviceID("d\($0)") }
+        var positions = Array(repeating: origin, count: 50)
+        var records: [FixRecord] = []
+        for step in 0..<20_000 {
+            let d = step % 50
+            positions[d].latitude += .random(in: -0.0005...0.0005, using: &rng)
+            positions[d].longitude += .random(in: -0.0008...0.0008, using: &rng)
+            let accuracy = [-1.0, 0, 8, 40, 90, 200].randomElement(using: &rng)!
+            records.append(FixRecord(device: ids[d], fix: Fix(time: T0.t.adding(TimeSpan(seconds: Double(step / 50))),
+                                                              coordinate: positions[d], horizontalAccuracy: accuracy), cause: step))
+        }
+        var expected: [MonitorEvent] = []
+        for r in records { try sequential.process(.fix(r.fix), device: r.device, cause: r.cause, into: &expected) }
+        var got: [MonitorEvent] = []
+        for chunk in stride(from: 0, to: records.count, by: 4096) {
+            try batched.process(Array(records[chunk..<min(chunk + 4096, records.count)]), into: &got)
+        }
+        #expect(got == expected)
+        #expect(expected.count > 1000)
+    }
+}

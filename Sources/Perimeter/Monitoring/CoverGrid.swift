@@ -140,6 +140,15 @@ struct CoverGrid: Sendable {
 
     var isEmpty: Bool { rows == 0 }
 
+    /// A key that orders points cell by cell (row-major), for processing nearby fixes together.
+    @inline(__always)
+    func sortKey(_ c: Coordinate) -> UInt32 {
+        guard rows > 0 else { return 0 }
+        let r = min(rows - 1, max(0, Int((c.latitude - minLatitude) / latitudeStep)))
+        let col = min(columns - 1, max(0, Int((c.longitude - minLongitude) / longitudeStep)))
+        return UInt32(truncatingIfNeeded: r * columns + col)
+    }
+
     /// The entries of the cell holding `c`, or an empty range outside the grid.
     @inline(__always)
     func entries(at c: Coordinate) -> ArraySlice<Entry> {

@@ -4,17 +4,20 @@ extension DeviceState {
     /// Only the index's candidates — conditions whose box comes within the fix's margin — are tested.
     /// Every other condition is confidently outside, which changes only the pairs kept explicitly and,
     /// once, the untouched pairs of conditions this device has not settled yet.
+    /// - Parameter sidesReady: `scratch.candidates` and `scratch.sides` already hold this fix's
+    ///   candidates (the batch path computed them ahead).
     mutating func apply(_ fix: Fix, cause: Int, catalog: ConditionCatalog, policy: MonitoringPolicy,
-                        scratch: inout EvaluationScratch, events: inout [MonitorEvent]) {
+                        scratch: inout EvaluationScratch, sidesReady: Bool = false, events: inout [MonitorEvent]) {
         guard fix.isValid else { return }
-        let margin = max(policy.hysteresis, policy.accuracyWeight * fix.horizontalAccuracy)
         let confirmation = TimeSpan(seconds: policy.confirmation)
         let count = Int32(catalog.geographic.count)
-        scratch.beginQuery(conditionCount: Int(count))
+        scratch.beginQuery(conditionCount: Int(count), keeping: sidesReady)
         let stamp = scratch.stamp
-        var frame = FixFrame(fix.coordinate, margin: margin)
-        catalog.collectSides(&frame, stamps: &scratch.queryStamps, stamp: stamp,
-                             candidates: &scratch.candidates, sides: &scratch.sides)
+        if !sidesReady {
+            var frame = FixFrame(fix.coordinate, margin: policy.margin(for: fix))
+            catalog.collectSides(&frame, stamps: &scratch.queryStamps, stamp: stamp,
+                                 candidates: &scratch.candidates, sides: &scratch.sides)
+        }
 
         // 1. Candidates: keep an entry unless the pair ends in the settled baseline.
         for (k, i) in scratch.candidates.enumerated() {

@@ -12,8 +12,17 @@ struct EvaluationScratch {
     /// State changes of the current record, by condition index, before they are sorted into events.
     var changes: [(condition: Int32, state: ConditionState)] = []
 
-    /// Starts a new query over `conditionCount` geographic conditions.
-    mutating func beginQuery(conditionCount: Int) {
+    // The batch path: each fix's candidates and sides, computed ahead in an order that keeps nearby
+    // fixes together, then read back in record order (fix k's are at batchStart[k] ..< batchEnd[k]).
+    var batchCandidates: [Int32] = []
+    var batchSides: [Side?] = []
+    var batchStart: [Int32] = []
+    var batchEnd: [Int32] = []
+    var batchOrder: [UInt64] = []
+
+    /// Starts a new query over `conditionCount` geographic conditions; `keeping` leaves the
+    /// candidates and sides already filled in (the batch path).
+    mutating func beginQuery(conditionCount: Int, keeping: Bool = false) {
         if queryStamps.count < conditionCount {
             queryStamps.append(contentsOf: repeatElement(0, count: conditionCount - queryStamps.count))
             candidateMarks.append(contentsOf: repeatElement(0, count: conditionCount - candidateMarks.count))
@@ -25,8 +34,10 @@ struct EvaluationScratch {
             stamp = 0
         }
         stamp += 1
-        candidates.removeAll(keepingCapacity: true)
-        sides.removeAll(keepingCapacity: true)
+        if !keeping {
+            candidates.removeAll(keepingCapacity: true)
+            sides.removeAll(keepingCapacity: true)
+        }
         changes.removeAll(keepingCapacity: true)
     }
 }

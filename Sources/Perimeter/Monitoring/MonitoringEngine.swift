@@ -93,6 +93,11 @@ public struct MonitoringEngine: Sendable {
     /// `process(_:device:cause:into:)` for a device already named by `deviceID(_:)`.
     public mutating func process(_ observation: Observation, device: DeviceID, cause: Int,
                                  into events: inout [MonitorEvent]) throws(ObservationProblem) {
+        try process(observation, device: device, cause: cause, sidesReady: false, into: &events)
+    }
+
+    private mutating func process(_ observation: Observation, device: DeviceID, cause: Int, sidesReady: Bool,
+                                  into events: inout [MonitorEvent]) throws(ObservationProblem) {
         try Self.validate(observation)
         let time = observation.time
         let di = Int(device.index)
@@ -129,7 +134,8 @@ public struct MonitoringEngine: Sendable {
         devices[di].settle(at: time, cause: cause, grace: grace)
         switch observation {
         case .fix(let fix):
-            devices[di].apply(fix, cause: cause, catalog: catalog, policy: policy, scratch: &scratch, events: &events)
+            devices[di].apply(fix, cause: cause, catalog: catalog, policy: policy, scratch: &scratch,
+                              sidesReady: sidesReady, events: &events)
         case .sighting(let sighting):
             devices[di].apply(sighting, cause: cause, catalog: catalog, policy: policy, matches: &scratch.candidates, events: &events)
         case .app(let change):
@@ -161,6 +167,52 @@ public struct MonitoringEngine: Sendable {
     }
 
     private var grace: TimeSpan { TimeSpan(seconds: policy.gracePeriod) }
+
+    /// Applies a batch of fixes in order, with exactly the events of one `process` call per fix.
+    ///
+    /// Faster for large batches: the stateless geometry of every fix (which conditions are near, on
+    /// which side) is computed first in an order that keeps fixes of the same place together, so
+    /// condition data is read while it is still in cache; the per-device state machines then run in
+    /// record order. A refused fix stops the batch there, as sequential calls would.
+    public mutating func process(_ batch: [FixRecord], into events: inout [MonitorEvent]) throws(BatchProblem) {
+        catalog.prepareIndex()
+        let count = catalog.geographic.count
+        scratch.batchOrder.removeAll(keepingCapacity: true)
+        for (k, record) in batch.enumerated() {
+            let key = record.fix.isValid ? UInt64(catalog.coverGrid.sortKey(record.fix.coordinate)) : UInt64(UInt32.max)
+            scratch.batchOrder.append(key << 32 | UInt64(k))
+        }
+        scratch.batchOrder.sort()
+        scratch.batchStart = [Int32](repeating: 0, count: batch.count)
+        scratch.batchEnd = [Int32](repeating: 0, count: batch.count)
+        scratch.batchCandidates.removeAll(keepingCapacity: true)
+        scratch.batchSides.removeAll(keepingCapacity: true)
+        for entry in scratch.batchOrder {
+            let k = Int(entry & 0xFFFF_FFFF)
+            let fix = batch[k].fix
+            guard fix.isValid, !fix.coordinate.latitude.isNaN else { continue }
+            scratch.beginQuery(conditionCount: count)
+            var frame = FixFrame(fix.coordinate, margin: policy.margin(for: fix))
+            catalog.collectSides(&frame, stamps: &scratch.queryStamps, stamp: scratch.stamp,
+                                 candidates: &scratch.candidates, sides: &scratch.sides)
+            scratch.batchStart[k] = Int32(scratch.batchCandidates.count)
+            scratch.batchCandidates.append(contentsOf: scratch.candidates)
+            scratch.batchSides.append(contentsOf: scratch.sides)
+            scratch.batchEnd[k] = Int32(scratch.batchCandidates.count)
+        }
+        for (k, record) in batch.enumerated() {
+            scratch.candidates.removeAll(keepingCapacity: true)
+            scratch.sides.removeAll(keepingCapacity: true)
+            let range = Int(scratch.batchStart[k])..<Int(scratch.batchEnd[k])
+            scratch.candidates.append(contentsOf: scratch.batchCandidates[range])
+            scratch.sides.append(contentsOf: scratch.batchSides[range])
+            do throws(ObservationProblem) {
+                try process(.fix(record.fix), device: record.device, cause: record.cause, sidesReady: true, into: &events)
+            } catch {
+                throw BatchProblem(index: k, problem: error)
+            }
+        }
+    }
 
     private mutating func count(_ outcomes: [RequestOutcome]) {
         for outcome in outcomes { requestOutcomes[outcome, default: 0] += 1 }
@@ -224,4 +276,25 @@ public struct MonitoringEngine: Sendable {
 /// A device named once by `MonitoringEngine.deviceID(_:)`, so that records need no name lookup.
 public struct DeviceID: Hashable, Sendable {
     public let index: Int32
+}
+
+/// A fix of a batch for `MonitoringEngine.process(_:into:)`.
+public struct FixRecord: Sendable, Hashable {
+    public var device: DeviceID
+    public var fix: Fix
+    /// Written into the events the fix causes (its input line, or record index).
+    public var cause: Int
+
+    public init(device: DeviceID, fix: Fix, cause: Int) {
+        self.device = device
+        self.fix = fix
+        self.cause = cause
+    }
+}
+
+/// A fix of a batch that was refused, and which one.
+public struct BatchProblem: Error, Sendable, Hashable {
+    /// Its position in the batch; the fixes before it were applied.
+    public var index: Int
+    public var problem: ObservationProblem
 }

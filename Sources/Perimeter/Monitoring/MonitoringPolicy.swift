@@ -24,6 +24,10 @@ public struct MonitoringPolicy: Sendable, Hashable {
 
     public init() {}
 
+    /// The margin m = max(H, k·a) of a fix (SPEC §2).
+    @inline(__always)
+    func margin(for fix: Fix) -> Double { max(hysteresis, accuracyWeight * fix.horizontalAccuracy) }
+
     /// Checks each value's range; returns a message naming the first bad one.
     public func problem() -> String? {
         if !(hysteresis >= 0 && hysteresis.isFinite) { return "hysteresis must be a finite number ≥ 0, got \(hysteresis)" }
