@@ -93,6 +93,11 @@ func seconds(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.
 
 var arguments = Array(CommandLine.arguments.dropFirst())
 var repeatCount = 1
+var threads = 1
+if let r = arguments.firstIndex(of: "--threads"), r + 1 < arguments.count {
+    threads = Int(arguments[r + 1]) ?? 1
+    arguments.removeSubrange(r...(r + 1))
+}
 if let r = arguments.firstIndex(of: "--repeat"), r + 1 < arguments.count {
     repeatCount = Int(arguments[r + 1]) ?? 1
     arguments.removeSubrange(r...(r + 1))
@@ -199,6 +204,7 @@ if baseMode == "beacons" {
         guard let fixes else { die("state modes need fixes", code: 3) }
         for _ in 0..<repeatCount {
             var e = MonitoringEngine(policy: policy)
+            e.geometryThreads = threads
             for (i, condition) in conditions.enumerated() { try! e.add(condition, identifier: "k\(i)") }
             let ids = (0..<(Int(fixes.device.max() ?? 0) + 1)).map { e.deviceID("d\($0)") }
             var out: [MonitorEvent] = []

@@ -277,7 +277,8 @@ enum T0 {
 
 /// The batch path computes geometry out of order; its events must equal one call per fix.
 @Suite struct BatchPathTests {
-    @Test func batchEqualsOneCallPerFix() throws {
+    @Test(arguments: [(1, 4096), (2, 20_000)])
+    func batchEqualsOneCallPerFix(threads: Int, chunk: Int) throws {
         var rng = SplitMix64(seed: 77)
         var policy = MonitoringPolicy()
         policy.confirmation = 3
@@ -297,6 +298,7 @@ enum T0 {
         }
         var sequential = engine
         var batched = engine
+        batched.geometryThreads = threads
         let ids = (0..<50).map { batched.deviceID("d\($0)") }
         _ = (0..<50).map { sequential.deviceID("d\($0)") }
         var positions = Array(repeating: origin, count: 50)
@@ -312,8 +314,8 @@ enum T0 {
         var expected: [MonitorEvent] = []
         for r in records { try sequential.process(.fix(r.fix), device: r.device, cause: r.cause, into: &expected) }
         var got: [MonitorEvent] = []
-        for chunk in stride(from: 0, to: records.count, by: 4096) {
-            try batched.process(Array(records[chunk..<min(chunk + 4096, records.count)]), into: &got)
+        for start in stride(from: 0, to: records.count, by: chunk) {
+            try batched.process(Array(records[start..<min(start + chunk, records.count)]), into: &got)
         }
         #expect(got == expected)
         #expect(expected.count > 1000)

@@ -187,18 +187,34 @@ public struct MonitoringEngine: Sendable {
         scratch.batchEnd = [Int32](repeating: 0, count: batch.count)
         scratch.batchCandidates.removeAll(keepingCapacity: true)
         scratch.batchSides.removeAll(keepingCapacity: true)
-        for entry in scratch.batchOrder {
-            let k = Int(entry & 0xFFFF_FFFF)
-            let fix = batch[k].fix
-            guard fix.isValid, !fix.coordinate.latitude.isNaN else { continue }
-            scratch.beginQuery(conditionCount: count)
-            var frame = FixFrame(fix.coordinate, margin: policy.margin(for: fix))
-            catalog.collectSides(&frame, stamps: &scratch.queryStamps, stamp: scratch.stamp,
-                                 candidates: &scratch.candidates, sides: &scratch.sides)
-            scratch.batchStart[k] = Int32(scratch.batchCandidates.count)
-            scratch.batchCandidates.append(contentsOf: scratch.candidates)
-            scratch.batchSides.append(contentsOf: scratch.sides)
-            scratch.batchEnd[k] = Int32(scratch.batchCandidates.count)
+        let workers = max(1, min(geometryThreads, scratch.batchOrder.count / 4096))
+        if workers == 1 {
+            for entry in scratch.batchOrder {
+                let k = Int(entry & 0xFFFF_FFFF)
+                let fix = batch[k].fix
+                guard fix.isValid, !fix.coordinate.latitude.isNaN else { continue }
+                scratch.beginQuery(conditionCount: count)
+                var frame = FixFrame(fix.coordinate, margin: policy.margin(for: fix))
+                catalog.collectSides(&frame, stamps: &scratch.queryStamps, stamp: scratch.stamp,
+                                     candidates: &scratch.candidates, sides: &scratch.sides)
+                scratch.batchStart[k] = Int32(scratch.batchCandidates.count)
+                scratch.batchCandidates.append(contentsOf: scratch.candidates)
+                scratch.batchSides.append(contentsOf: scratch.sides)
+                scratch.batchEnd[k] = Int32(scratch.batchCandidates.count)
+            }
+        } else {
+            // The geometry is stateless: split the sorted order into contiguous parts, one per worker.
+            let parts = GeometryPart.compute(order: scratch.batchOrder, batch: batch, catalog: catalog, policy: policy,
+                                             workers: workers)
+            for part in parts {
+                let base = Int32(scratch.batchCandidates.count)
+                scratch.batchCandidates.append(contentsOf: part.candidates)
+                scratch.batchSides.append(contentsOf: part.sides)
+                for r in part.ranges {
+                    scratch.batchStart[Int(r.fix)] = base + r.start
+                    scratch.batchEnd[Int(r.fix)] = base + r.end
+                }
+            }
         }
         for (k, record) in batch.enumerated() {
             scratch.candidates.removeAll(keepingCapacity: true)
@@ -217,6 +233,9 @@ public struct MonitoringEngine: Sendable {
     private mutating func count(_ outcomes: [RequestOutcome]) {
         for outcome in outcomes { requestOutcomes[outcome, default: 0] += 1 }
     }
+
+    /// Threads the batch path may use for its stateless geometry (1: the caller's thread only).
+    public var geometryThreads = 1
 
     /// What became of the authorization requests so far (SPEC §3: a request made when the app is not
     /// in the foreground is counted as `insufficientlyInUse`).
