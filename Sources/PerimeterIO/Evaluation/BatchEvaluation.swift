@@ -27,6 +27,9 @@ public enum BatchEvaluation {
         }
     }
 
+    /// Fixes handed to the engine's batch path at once.
+    static let batchSize = 8192
+
     /// Runs the whole stream.
     ///
     /// - Parameters:
@@ -64,12 +67,48 @@ public enum BatchEvaluation {
             }
         }
 
+        // Consecutive fixes go through the engine's batch path (same events, geometry computed cell
+        // by cell); anything else, and the end, first flushes them. The text of a pending fix is kept
+        // only when it may have to be quarantined.
+        var pending: [FixRecord] = []
+        var pendingTexts: [String] = []
+        let keepTexts = badRecords == .quarantine
+        func flush(_ engine: inout MonitoringEngine, outputs: inout Outputs) throws(InputError) {
+            var from = 0
+            while from < pending.count {
+                events.removeAll(keepingCapacity: true)
+                var refused: BatchProblem?
+                do throws(BatchProblem) {
+                    try engine.process(from == 0 ? pending : Array(pending[from...]), into: &events)
+                } catch {
+                    refused = error
+                }
+                try write(events, &engine, outputs: &outputs)
+                if let error = refused {
+                    let bad = from + error.index
+                    try reject(InputError(file: observations.file, line: pending[bad].cause, field: error.problem.field,
+                                          message: error.problem.message),
+                               text: keepTexts ? pendingTexts[bad] : "", outputs: &outputs)
+                    from = bad + 1
+                } else {
+                    from = pending.count
+                }
+            }
+            pending.removeAll(keepingCapacity: true)
+            pendingTexts.removeAll(keepingCapacity: true)
+        }
+
         while let next = observations.next() {
             summary.recordsRead += 1
             switch next {
-            case .failure(let error):
-                try reject(error, text: observations.currentLineText, outputs: &outputs)
             case .success(let record):
+                if case .fix(let fix) = record.observation {
+                    pending.append(FixRecord(device: engine.deviceID(record.device), fix: fix, cause: record.line))
+                    if keepTexts { pendingTexts.append(observations.currentLineText) }
+                    if pending.count >= Self.batchSize { try flush(&engine, outputs: &outputs) }
+                    break
+                }
+                try flush(&engine, outputs: &outputs)
                 events.removeAll(keepingCapacity: true)
                 do throws(ObservationProblem) {
                     try engine.process(record.observation, device: record.device, cause: record.line, into: &events)
@@ -81,6 +120,9 @@ public enum BatchEvaluation {
                                text: observations.currentLineText, outputs: &outputs)
                 }
                 try write(events, &engine, outputs: &outputs)
+            case .failure(let error):
+                try flush(&engine, outputs: &outputs)
+                try reject(error, text: observations.currentLineText, outputs: &outputs)
             }
             if summary.recordsRead & 4095 == 0 {
                 let now = clock.now
@@ -91,6 +133,7 @@ public enum BatchEvaluation {
                 }
             }
         }
+        try flush(&engine, outputs: &outputs)
         events.removeAll(keepingCapacity: true)
         engine.finish(into: &events)
         try write(events, &engine, outputs: &outputs)
