@@ -104,3 +104,39 @@ import Testing
         }
     }
 }
+
+/// The fast path for plain fix lines against the general parser, its oracle.
+@Suite struct FastFixDecoderTests {
+    static func general(_ line: String) -> ObservationRecord? {
+        guard case .object(let o)? = try? JSONParser.parse(line),
+              let (device, observation) = try? ObservationDecoding.decode(RecordFields(fields: o.members.map { ($0.key, .json($0.value)) }))
+        else { return nil }
+        return ObservationRecord(device: device, observation: observation, line: 0)
+    }
+
+    @Test func agreesWithTheGeneralParserWheneverItAnswers() throws {
+        var lines = try Fixture.text("city/observations.jsonl").split(separator: "\n").map(String.init)
+        var rng = SplitMix64(seed: 12)
+        let numbers = ["0", "-0", "12", "-12.5", "1e3", "1E-3", "2.5e+2", "01", "1.", ".5", "-", "0x1A", "1e", "48.8566", "-179.99999999999997", "NaN", "1_0"]
+        let times = ["1772352000", "1772352000.123456789", "\"2026-03-01T08:00:00Z\"", "\"2026-03-01T09:00:00.5+01:00\"", "\"yesterday\"", "+5", "-1.5"]
+        for _ in 0..<3000 {
+            let lat = numbers.randomElement(using: &rng)!, lon = numbers.randomElement(using: &rng)!
+            let accuracy = numbers.randomElement(using: &rng)!, t = times.randomElement(using: &rng)!
+            let device = ["d1", "é", "a\\\"b", "", "x y"].randomElement(using: &rng)!
+            var fields = ["\"type\":\"fix\"", "\"device\":\"\(device)\"", "\"t\":\(t)", "\"lat\":\(lat)", "\"lon\":\(lon)", "\"accuracy\":\(accuracy)"]
+            if Int.random(in: 0..<5, using: &rng) == 0 { fields.append("\"speed\":3") }
+            if Int.random(in: 0..<8, using: &rng) == 0 { fields.removeLast(2) }
+            fields.shuffle(using: &rng)
+            let space = [" ", "", "\t"].randomElement(using: &rng)!
+            lines.append("{" + fields.joined(separator: "," + space) + "}")
+        }
+        var fast = 0
+        for line in lines {
+            guard let (device, observation) = FastFixDecoder.decode(Array(line.utf8)) else { continue }
+            fast += 1
+            let expected = Self.general(line)
+            #expect(expected?.device == device && expected?.observation == observation, "\(line)")
+        }
+        #expect(fast > 200)
+    }
+}

@@ -73,6 +73,9 @@ public struct ObservationReader: ~Copyable {
     }
 
     private func decodeJSONLine() -> Result<ObservationRecord, InputError> {
+        if let (device, observation) = FastFixDecoder.decode(lines.line) {
+            return .success(ObservationRecord(device: device, observation: observation, line: lines.lineNumber))
+        }
         let value: JSONValue
         do {
             value = try JSONParser.parse(lines.line)

@@ -1,0 +1,156 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Perimeter
+
+/// A fast path for the commonest JSON Lines record, a fix or a sighting written as a flat object of
+/// plain strings and numbers: it reads the bytes in place, without building a JSON tree.
+///
+/// It answers only when the record is well-formed and complete; anything else — another type,
+/// escapes, nesting, a missing or unknown field, a bad value — returns `nil`, and the general parser
+/// decodes the line (and words any error). The tests check both paths agree.
+enum FastFixDecoder {
+    private enum Kind: UInt8 { case string, number, literal }
+
+    private struct Member {
+        var key: Range<Int>
+        var value: Range<Int>
+        var kind: Kind
+    }
+
+    static func decode(_ line: [UInt8]) -> (device: String, observation: Observation)? {
+        line.withUnsafeBufferPointer { decode($0) }
+    }
+
+    private static func decode(_ b: UnsafeBufferPointer<UInt8>) -> (device: String, observation: Observation)? {
+        // Scan `{"key":value,...}` into at most 12 members.
+        var members: (Member, Member, Member, Member, Member, Member, Member, Member, Member, Member, Member, Member)
+        let empty = Member(key: 0..<0, value: 0..<0, kind: .literal)
+        members = (empty, empty, empty, empty, empty, empty, empty, empty, empty, empty, empty, empty)
+        var count = 0
+        var i = 0
+        func skipSpace() { while i < b.count, b[i] == 0x20 || b[i] == 0x09 { i += 1 } }
+        skipSpace()
+        guard i < b.count, b[i] == UInt8(ascii: "{") else { return nil }
+        i += 1
+        while true {
+            skipSpace()
+            guard i < b.count, b[i] == UInt8(ascii: "\"") else { return nil }
+            let keyStart = i + 1
+            i = keyStart
+            while i < b.count, b[i] != UInt8(ascii: "\"") {
+                if b[i] == UInt8(ascii: "\\") || b[i] < 0x20 { return nil }
+                i += 1
+            }
+            guard i < b.count else { return nil }
+            let key = keyStart..<i
+            i += 1
+            skipSpace()
+            guard i < b.count, b[i] == UInt8(ascii: ":") else { return nil }
+            i += 1
+            skipSpace()
+            guard i < b.count else { return nil }
+            var member = Member(key: key, value: 0..<0, kind: .number)
+            if b[i] == UInt8(ascii: "\"") {
+                let start = i + 1
+                i = start
+                while i < b.count, b[i] != UInt8(ascii: "\"") {
+                    if b[i] == UInt8(ascii: "\\") || b[i] < 0x20 { return nil }
+                    i += 1
+                }
+                guard i < b.count else { return nil }
+                member.value = start..<i
+                member.kind = .string
+                i += 1
+            } else {
+                let start = i
+                while i < b.count, b[i] != UInt8(ascii: ","), b[i] != UInt8(ascii: "}"), b[i] != 0x20 { i += 1 }
+                member.value = start..<i
+                // Numbers exactly as RFC 8259 writes them; true, false, null, objects, arrays and
+                // anything else go to the general parser.
+                guard isJSONNumber(UnsafeBufferPointer(rebasing: b[start..<i])) else { return nil }
+            }
+            guard count < 12 else { return nil }
+            withUnsafeMutableBytes(of: &members) { raw in
+                raw.baseAddress!.assumingMemoryBound(to: Member.self)[count] = member
+            }
+            count += 1
+            skipSpace()
+            guard i < b.count else { return nil }
+            if b[i] == UInt8(ascii: ",") { i += 1; continue }
+            guard b[i] == UInt8(ascii: "}") else { return nil }
+            i += 1
+            skipSpace()
+            guard i == b.count else { return nil }
+            break
+        }
+
+        return withUnsafeBytes(of: &members) { raw -> (String, Observation)? in
+            let list = UnsafeBufferPointer(start: raw.baseAddress!.assumingMemoryBound(to: Member.self), count: count)
+            func find(_ name: StaticString) -> Member? {
+                for m in list where m.key.count == name.utf8CodeUnitCount
+                    && memcmp(b.baseAddress! + m.key.lowerBound, name.utf8Start, m.key.count) == 0 { return m }
+                return nil
+            }
+            func same(_ r: Range<Int>, _ text: StaticString) -> Bool {
+                r.count == text.utf8CodeUnitCount && memcmp(b.baseAddress! + r.lowerBound, text.utf8Start, r.count) == 0
+            }
+            func number(_ m: Member?) -> Double? {
+                guard let m, m.kind == .number else { return nil }
+                return parseDouble(UnsafeBufferPointer(rebasing: b[m.value]))
+            }
+            guard let type = find("type"), type.kind == .string,
+                  let deviceMember = find("device"), deviceMember.kind == .string, !deviceMember.value.isEmpty,
+                  let t = find("t") else { return nil }
+            let timeBytes = UnsafeBufferPointer(rebasing: b[t.value])
+            guard let time = t.kind == .number ? RFC3339.parseUnixSeconds(timeBytes) : RFC3339.parse(timeBytes) else { return nil }
+            guard let device = String(validating: UnsafeBufferPointer(rebasing: b[deviceMember.value]), as: UTF8.self) else { return nil }
+            if same(type.value, "fix") {
+                // Exactly the fields a plain fix has (extra optional fields: the general path).
+                guard count == 6, let lat = number(find("lat")), let lon = number(find("lon")),
+                      let accuracy = number(find("accuracy")) else { return nil }
+                return (device, .fix(Fix(time: time, coordinate: Coordinate(latitude: lat, longitude: lon), horizontalAccuracy: accuracy)))
+            }
+            return nil
+        }
+    }
+
+    /// RFC 8259's number grammar: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
+    static func isJSONNumber(_ n: UnsafeBufferPointer<UInt8>) -> Bool {
+        var i = 0
+        func digits() -> Int {
+            let start = i
+            while i < n.count, n[i] >= UInt8(ascii: "0"), n[i] <= UInt8(ascii: "9") { i += 1 }
+            return i - start
+        }
+        if i < n.count, n[i] == UInt8(ascii: "-") { i += 1 }
+        guard i < n.count else { return false }
+        if n[i] == UInt8(ascii: "0") { i += 1 } else if digits() == 0 { return false }
+        if i < n.count, n[i] == UInt8(ascii: ".") {
+            i += 1
+            guard digits() > 0 else { return false }
+        }
+        if i < n.count, n[i] == UInt8(ascii: "e") || n[i] == UInt8(ascii: "E") {
+            i += 1
+            if i < n.count, n[i] == UInt8(ascii: "+") || n[i] == UInt8(ascii: "-") { i += 1 }
+            guard digits() > 0 else { return false }
+        }
+        return i == n.count
+    }
+
+    /// `strtod` on a copy with a terminating NUL: the correctly rounded value, as `Double(String)`.
+    @inline(__always)
+    static func parseDouble(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
+        guard !bytes.isEmpty, bytes.count < 64 else { return nil }
+        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: bytes.count + 1) { buffer -> Double? in
+            for k in 0..<bytes.count { buffer[k] = CChar(bitPattern: bytes[k]) }
+            buffer[bytes.count] = 0
+            var end: UnsafeMutablePointer<CChar>?
+            let value = strtod(buffer.baseAddress!, &end)
+            guard end == buffer.baseAddress! + bytes.count, value.isFinite else { return nil }
+            return value
+        }
+    }
+}
