@@ -140,3 +140,38 @@ import Testing
         #expect(fast > 200)
     }
 }
+
+extension FastFixDecoderTests {
+    @Test func csvFastPathAgreesWithTheGeneralReader() throws {
+        var rng = SplitMix64(seed: 13)
+        let header = ["type", "device", "t", "lat", "lon", "accuracy", "speed", "uuid"]
+        let numbers = ["0", "-0", "12", "-12.5", "1e3", "01", "1.", ".5", "0x1A", "48.8566", " 3", "nan", "inf", ""]
+        var rows = ["type,device,t,lat,lon,accuracy,speed,uuid"]
+        for _ in 0..<3000 {
+            let t = ["1772352000", "1772352000.25", "2026-03-01T08:00:00Z", "later", "", "+5"].randomElement(using: &rng)!
+            let type = ["fix", "fix", "fix", "sighting", "Fix"].randomElement(using: &rng)!
+            let device = ["d1", "é", "", "\"q\""].randomElement(using: &rng)!
+            let extra = Int.random(in: 0..<6, using: &rng) == 0 ? "3" : ""
+            rows.append([type, device, t, numbers.randomElement(using: &rng)!, numbers.randomElement(using: &rng)!,
+                         numbers.randomElement(using: &rng)!, extra, ""].joined(separator: ","))
+        }
+        let path = try Fixture.write(rows.joined(separator: "\n") + "\n", named: "fast.csv")
+        // The general reader, line by line, is the oracle: decode each row through RecordFields.
+        var fast = 0
+        let columns = try #require(FastFixDecoder.CSVColumns(header: header))
+        for row in rows.dropFirst() {
+            guard let (device, observation) = FastFixDecoder.decodeCSV(Array(row.utf8), columns: columns) else { continue }
+            fast += 1
+            guard case .success(let cells) = CSVRow.split(Array(row.utf8)) else { Issue.record("split \(row)"); continue }
+            let fields = zip(header, cells).filter { !$0.1.isEmpty }.map { ($0.0, RecordFields.Value.text($0.1)) }
+            let expected = try? ObservationDecoding.decode(RecordFields(fields: fields))
+            #expect(expected?.device == device && expected?.observation == observation, "\(row)")
+        }
+        #expect(fast > 20)
+        // And the reader as a whole gives the same records with and without the fast path's help.
+        var reader = try ObservationReader(path: path)
+        var read = 0
+        while let next = reader.next() { if case .success = next { read += 1 } }
+        #expect(read >= fast)
+    }
+}

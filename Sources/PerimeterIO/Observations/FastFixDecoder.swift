@@ -117,6 +117,56 @@ enum FastFixDecoder {
         }
     }
 
+    /// Where a CSV header puts the columns of a fix.
+    struct CSVColumns {
+        var count: Int
+        var type: Int, device: Int, t: Int, lat: Int, lon: Int, accuracy: Int
+
+        init?(header: [String]) {
+            guard let type = header.firstIndex(of: "type"), let device = header.firstIndex(of: "device"),
+                  let t = header.firstIndex(of: "t"), let lat = header.firstIndex(of: "lat"),
+                  let lon = header.firstIndex(of: "lon"), let accuracy = header.firstIndex(of: "accuracy") else { return nil }
+            (count, self.type, self.device, self.t, self.lat, self.lon, self.accuracy) = (header.count, type, device, t, lat, lon, accuracy)
+        }
+    }
+
+    /// The same fast path for a CSV row holding a plain fix: no quotes, the fix's six cells, every
+    /// other cell empty. `nil` for anything else (the general reader decodes it).
+    static func decodeCSV(_ line: [UInt8], columns: CSVColumns) -> (device: String, observation: Observation)? {
+        line.withUnsafeBufferPointer { b -> (String, Observation)? in
+            withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: columns.count) { cells -> (String, Observation)? in
+                var n = 0, start = 0
+                for i in 0...b.count {
+                    if i == b.count || b[i] == UInt8(ascii: ",") {
+                        guard n < columns.count else { return nil }
+                        cells[n] = start..<i
+                        n += 1
+                        start = i + 1
+                    } else if b[i] == UInt8(ascii: "\"") {
+                        return nil
+                    }
+                }
+                guard n == columns.count else { return nil }
+                for k in 0..<n where !cells[k].isEmpty
+                    && k != columns.type && k != columns.device && k != columns.t && k != columns.lat
+                    && k != columns.lon && k != columns.accuracy { return nil }
+                func bytes(_ k: Int) -> UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: b[cells[k]]) }
+                func number(_ k: Int) -> Double? {
+                    isJSONNumber(bytes(k)) ? parseDouble(bytes(k)) : nil
+                }
+                let type = bytes(columns.type)
+                guard type.count == 3, type[0] == UInt8(ascii: "f"), type[1] == UInt8(ascii: "i"), type[2] == UInt8(ascii: "x"),
+                      !cells[columns.device].isEmpty,
+                      let device = String(validating: bytes(columns.device), as: UTF8.self),
+                      !cells[columns.t].isEmpty,
+                      let time = RFC3339.parseUnixSeconds(bytes(columns.t)) ?? RFC3339.parse(bytes(columns.t)),
+                      let lat = number(columns.lat), let lon = number(columns.lon), let accuracy = number(columns.accuracy)
+                else { return nil }
+                return (device, .fix(Fix(time: time, coordinate: Coordinate(latitude: lat, longitude: lon), horizontalAccuracy: accuracy)))
+            }
+        }
+    }
+
     /// RFC 8259's number grammar: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
     static func isJSONNumber(_ n: UnsafeBufferPointer<UInt8>) -> Bool {
         var i = 0

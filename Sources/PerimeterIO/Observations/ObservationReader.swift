@@ -9,6 +9,7 @@ public struct ObservationReader: ~Copyable {
     public private(set) var format: ObservationFormat?
     private var lines: LineReader
     private var csvHeader: [String]?
+    private var csvFixColumns: FastFixDecoder.CSVColumns?
     /// Set when the file itself is unusable (a bad CSV header): every later call returns `nil`,
     /// and the error returned is not one record's, so it cannot be quarantined.
     public private(set) var failed = false
@@ -108,11 +109,15 @@ public struct ObservationReader: ~Copyable {
             return InputError(file: file, line: lines.lineNumber, field: required, message: "the CSV header needs this column")
         }
         csvHeader = names
+        csvFixColumns = FastFixDecoder.CSVColumns(header: names)
         return nil
     }
 
     private func decodeCSVLine() -> Result<ObservationRecord, InputError> {
         guard let header = csvHeader else { preconditionFailure("header read first") }
+        if let columns = csvFixColumns, let (device, observation) = FastFixDecoder.decodeCSV(lines.line, columns: columns) {
+            return .success(ObservationRecord(device: device, observation: observation, line: lines.lineNumber))
+        }
         switch CSVRow.split(lines.line) {
         case .failure(let message):
             return failure(nil, message)
