@@ -104,3 +104,47 @@ import Testing
         #expect(try h.feed(T.fix(0, 0, at: 10_029.5)) == ["any:unsatisfied"])
     }
 }
+
+/// The matcher's hash tables against scanning every condition with `matches`.
+@Suite struct BeaconMatcherTests {
+    @Test func matcherEqualsAScanOfEveryCondition() throws {
+        var rng = SplitMix64Local(seed: 5)
+        let uuids = (0..<20).map { _ in UUID() }
+        var engine = MonitoringEngine()
+        var conditions: [BeaconIdentityCondition] = []
+        for i in 0..<3000 {
+            let uuid = uuids[Int.random(in: 0..<20, using: &rng)]
+            let major = UInt16.random(in: 0..<30, using: &rng), minor = UInt16.random(in: 0..<5, using: &rng)
+            let c: BeaconIdentityCondition = switch i % 3 {
+            case 0: BeaconIdentityCondition(uuid: uuid)
+            case 1: BeaconIdentityCondition(uuid: uuid, major: major)
+            default: BeaconIdentityCondition(uuid: uuid, major: major, minor: minor)
+            }
+            conditions.append(c)
+            try engine.add(.beacon(c), identifier: "b\(i)")
+        }
+        for i in stride(from: 0, to: 3000, by: 7) { engine.remove("b\(i)") }
+        let query = engine.makeContainmentQuery()
+        var found: [Int32] = []
+        for _ in 0..<20_000 {
+            let identity = BeaconIdentity(uuid: Int.random(in: 0..<25, using: &rng) < 20 ? uuids[Int.random(in: 0..<20, using: &rng)] : UUID(),
+                                          major: .random(in: 0..<32, using: &rng), minor: .random(in: 0..<6, using: &rng))
+            found.removeAll()
+            query.conditions(matching: identity, into: &found)
+            let expected = conditions.indices.filter { $0 % 7 != 0 && conditions[$0].matches(identity) }.map(Int32.init)
+            #expect(found == expected)
+        }
+    }
+}
+
+struct SplitMix64Local: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

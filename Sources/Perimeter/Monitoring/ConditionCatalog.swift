@@ -43,15 +43,9 @@ struct ConditionCatalog: Sendable {
     private(set) var byIdentifier: [String: Entry] = [:]
     /// Identifiers of the monitored conditions, in addition order.
     private(set) var identifiers: [String] = []
-    /// Beacon conditions by their exact key (major and minor −1 when wildcards): a sighting looks up
-    /// its three possible keys instead of scanning its UUID's conditions.
-    private(set) var beaconsByKey: [BeaconKey: [Int32]] = [:]
-
-    struct BeaconKey: Hashable {
-        var uuid: UUID
-        var major: Int32
-        var minor: Int32
-    }
+    /// Finds the beacon conditions a sighting matches; rebuilt by `prepareIndex()` after changes.
+    private(set) var beaconMatcher = BeaconMatcher()
+    private var beaconMatcherIsStale = false
     private(set) var index = ConditionIndex()
 
     // What evaluation reads, in flat arrays of plain values (no reference counting on the hot path).
@@ -95,8 +89,7 @@ struct ConditionCatalog: Sendable {
             beacons.append(Beacon(identifier: identifier, condition: beacon, initialState: initialState, addedAt: addedAt))
             if initialState != .unsatisfied { beaconStartingOtherwise.append(i) }
             if beaconEpochs.last.map({ $0.addedAt != addedAt }) ?? true { beaconEpochs.append((i, addedAt)) }
-            beaconsByKey[BeaconKey(uuid: beacon.uuid, major: beacon.major.map(Int32.init) ?? -1,
-                                   minor: beacon.minor.map(Int32.init) ?? -1), default: []].append(i)
+            beaconMatcherIsStale = true
             byIdentifier[identifier] = .beacon(i)
         }
         identifiers.append(identifier)
@@ -112,13 +105,9 @@ struct ConditionCatalog: Sendable {
     }
 
     /// The beacon conditions a sighted identity matches, ascending (addition order), into `result`.
+    @inline(__always)
     func matchingBeacons(_ identity: BeaconIdentity, into result: inout [Int32]) {
-        let first = result.count
-        let major = Int32(identity.major)
-        if let exact = beaconsByKey[BeaconKey(uuid: identity.uuid, major: major, minor: Int32(identity.minor))] { result += exact }
-        if let majors = beaconsByKey[BeaconKey(uuid: identity.uuid, major: major, minor: -1)] { result += majors }
-        if let all = beaconsByKey[BeaconKey(uuid: identity.uuid, major: -1, minor: -1)] { result += all }
-        if result.count - first > 1 { result[first...].sort() }
+        beaconMatcher.matches(identity, into: &result)
     }
 
     func boundingBox(_ i: Int32) -> BoundingBox {
@@ -164,6 +153,10 @@ struct ConditionCatalog: Sendable {
     /// Lays the index out anew when enough conditions were added since it was built (they are checked
     /// one by one until then). The engine calls it before evaluating records.
     mutating func prepareIndex(force: Bool = false) {
+        if beaconMatcherIsStale {
+            beaconMatcher = BeaconMatcher(beacons)
+            beaconMatcherIsStale = false
+        }
         if index.needsRebuild || (force && index.hasUnindexed) { index.rebuild() }
         let pending = geographic.count - Int(coverGrid.builtThrough)
         if (pending > 32 && pending * 256 > geographic.count) || (force && pending > 0) {
@@ -223,11 +216,7 @@ struct ConditionCatalog: Sendable {
             index.remove(i)
         case .beacon(let i):
             beacons[Int(i)].isRemoved = true
-            let uuid = beacons[Int(i)].condition.uuid
-            let c = beacons[Int(i)].condition
-            let key = BeaconKey(uuid: uuid, major: c.major.map(Int32.init) ?? -1, minor: c.minor.map(Int32.init) ?? -1)
-            beaconsByKey[key]?.removeAll { $0 == i }
-            if beaconsByKey[key]?.isEmpty == true { beaconsByKey[key] = nil }
+            beaconMatcherIsStale = true
         }
         return true
     }
