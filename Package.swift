@@ -37,11 +37,13 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // Deterministic randomness shared by the tests and the benchmarks (not a product).
+        .target(name: "PerimeterTestSupport"),
         // `swift package benchmark`: the package-benchmark suites.
         .executableTarget(
             name: "PerimeterBenchmarks",
             dependencies: [
-                "Perimeter", "PerimeterIO",
+                "Perimeter", "PerimeterIO", "PerimeterTestSupport",
                 .product(name: "Benchmark", package: "benchmark"),
             ],
             path: "Benchmarks/PerimeterBenchmarks",
@@ -54,11 +56,11 @@ let package = Package(
         ),
         .testTarget(
             name: "PerimeterTests",
-            dependencies: ["Perimeter", "CGEOS"]
+            dependencies: ["Perimeter", "CGEOS", "PerimeterTestSupport"]
         ),
         .testTarget(
             name: "PerimeterIOTests",
-            dependencies: ["Perimeter", "PerimeterIO"]
+            dependencies: ["Perimeter", "PerimeterIO", "PerimeterTestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -69,7 +69,7 @@ let benchmarks: @Sendable () -> Void = {
                                   maxLatitude: polygons.flatMap(\.exterior).map(\.latitude).max()!,
                                   minLongitude: polygons.flatMap(\.exterior).map(\.longitude).min()!,
                                   maxLongitude: polygons.flatMap(\.exterior).map(\.longitude).max()!)
-            var rng = Workload.Generator(state: 9)
+            var rng = Workload.Generator(seed: 9)
             let points = (0..<1_000_000).map { _ in
                 Coordinate(latitude: .random(in: box.minLatitude...box.maxLatitude, using: &rng),
                            longitude: .random(in: box.minLongitude...box.maxLongitude, using: &rng))
@@ -109,7 +109,7 @@ let benchmarks: @Sendable () -> Void = {
             p.defaultAssumption = .unsatisfied
             return p
         }())
-        var rng = Workload.Generator(state: 1)
+        var rng = Workload.Generator(seed: 1)
         for i in 0..<10_000 {
             try! await monitor.add(.circle(CircularGeographicCondition(center: Workload.randomPoint(&rng), radius: .random(in: 50...500, using: &rng))), identifier: "c\(i)")
         }
@@ -152,7 +152,7 @@ func singlePolygons() -> [(String, [GeoPolygon])] {
     for id in ["CAN", "RUS", "ATA"] {
         if case .polygon(let p)? = definitions.first(where: { $0.identifier == id })?.condition { result.append((id, p.polygons)) }
     }
-    var rng = Workload.Generator(state: 4096)
+    var rng = Workload.Generator(seed: 4096)
     result.append(("spiky-4096", [Workload.star(4096, around: Workload.centre, low: 2_500, high: 25_000, &rng)]))
     return result
 }
@@ -160,7 +160,7 @@ func singlePolygons() -> [(String, [GeoPolygon])] {
 /// 100k beacon conditions over 64 UUIDs (uuid only, uuid+major, uuid+major+minor) and 200k sightings
 /// from 10k devices, about a third of them matching.
 func beaconWorkload() -> (MonitoringEngine, [(Int, BeaconSighting)]) {
-    var rng = Workload.Generator(state: 3)
+    var rng = Workload.Generator(seed: 3)
     let uuids = (0..<64).map { _ in
         let a = rng.next(), b = rng.next()
         return UUID(uuid: (UInt8(truncatingIfNeeded: a), UInt8(truncatingIfNeeded: a >> 8), UInt8(truncatingIfNeeded: a >> 16),

@@ -1,19 +1,11 @@
 import Foundation
 import Perimeter
+import PerimeterTestSupport
 
 /// Deterministic synthetic workloads in the shape of the W1–W3, small enough for
 /// `swift package benchmark` (the full-size peer comparison is Benchmarks/peers/compare.py).
 enum Workload {
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
+    typealias Generator = SplitMix64
 
     static let centre = Coordinate(latitude: 48.85, longitude: 2.35)
     /// Half of a 50 km square, in degrees.
@@ -39,7 +31,7 @@ enum Workload {
     /// An engine with `circles` circles (50–500 m) and `polygons` polygons (16–64 vertices), all
     /// starting unsatisfied, as a geofencing service's devices start outside everything.
     static func engine(circles: Int, polygons: Int, seed: UInt64 = 1) -> MonitoringEngine {
-        var rng = Generator(state: seed)
+        var rng = Generator(seed: seed)
         var policy = MonitoringPolicy()
         policy.defaultAssumption = .unsatisfied
         var engine = MonitoringEngine(policy: policy)
@@ -58,7 +50,7 @@ enum Workload {
     /// `count` fixes from `devices` devices on random walks (1 Hz, 1–30 m/s, accuracy 5–65 m),
     /// interleaved by time across devices.
     static func fixes(count: Int, devices: Int, seed: UInt64 = 2) -> [(device: Int, fix: Fix)] {
-        var rng = Generator(state: seed)
+        var rng = Generator(seed: seed)
         var positions = (0..<devices).map { _ in randomPoint(&rng) }
         var headings = (0..<devices).map { _ in Double.random(in: 0..<(2 * .pi), using: &rng) }
         let start = Timestamp(nanosecondsSinceEpoch: 1_772_352_000_000_000_000)

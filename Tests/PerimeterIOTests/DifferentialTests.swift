@@ -1,5 +1,6 @@
 import CGEOS
 import Foundation
+import PerimeterTestSupport
 import Testing
 @testable import Perimeter
 @testable import PerimeterIO

@@ -1,4 +1,5 @@
 import Foundation
+import PerimeterTestSupport
 import Testing
 @testable import Perimeter
 @testable import PerimeterIO

@@ -1,4 +1,5 @@
 import Foundation
+import PerimeterTestSupport
 import Testing
 @testable import Perimeter
 
@@ -108,7 +109,7 @@ import Testing
 /// The matcher's hash tables against scanning every condition with `matches`.
 @Suite struct BeaconMatcherTests {
     @Test func matcherEqualsAScanOfEveryCondition() throws {
-        var rng = SplitMix64Local(seed: 5)
+        var rng = SplitMix64(seed: 5)
         let uuids = (0..<20).map { _ in UUID() }
         var engine = MonitoringEngine()
         var conditions: [BeaconIdentityCondition] = []
@@ -134,17 +135,5 @@ import Testing
             let expected = conditions.indices.filter { $0 % 7 != 0 && conditions[$0].matches(identity) }.map(Int32.init)
             #expect(found == expected)
         }
-    }
-}
-
-struct SplitMix64Local: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
