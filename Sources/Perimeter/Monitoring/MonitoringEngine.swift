@@ -219,9 +219,10 @@ public struct MonitoringEngine: Sendable {
         for (k, record) in batch.enumerated() {
             scratch.candidates.removeAll(keepingCapacity: true)
             scratch.sides.removeAll(keepingCapacity: true)
-            let range = Int(scratch.batchStart[k])..<Int(scratch.batchEnd[k])
-            scratch.candidates.append(contentsOf: scratch.batchCandidates[range])
-            scratch.sides.append(contentsOf: scratch.batchSides[range])
+            for j in Int(scratch.batchStart[k])..<Int(scratch.batchEnd[k]) {
+                scratch.candidates.append(scratch.batchCandidates[j])
+                scratch.sides.append(scratch.batchSides[j])
+            }
             do throws(ObservationProblem) {
                 try process(.fix(record.fix), device: record.device, cause: record.cause, sidesReady: true, into: &events)
             } catch {
