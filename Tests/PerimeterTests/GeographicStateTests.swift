@@ -200,3 +200,28 @@ import Testing
         #expect(try h.feed(T.fix(0, -179.98, at: 1)) == ["dateline:unsatisfied"])
     }
 }
+
+/// Per-device state follows what a device is near, never the number of conditions.
+@Suite struct DeviceMemoryTests {
+    @Test(arguments: [ConditionState.unsatisfied, .unknown])
+    func devicesKeepEntriesOnlyForConditionsTheyAreInOrNear(_ assumption: ConditionState) throws {
+        var policy = MonitoringPolicy()
+        policy.defaultAssumption = assumption
+        var engine = MonitoringEngine(policy: policy)
+        // 20,000 circles of 100 m on a 200 × 100 grid, 1 km apart.
+        for i in 0..<20_000 {
+            let c = Coordinate(latitude: 48 + Double(i / 200) * 0.009, longitude: 2 + Double(i % 200) * 0.0135)
+            try engine.add(.circle(CircularGeographicCondition(center: c, radius: 100)), identifier: "c\(i)")
+        }
+        var events: [MonitorEvent] = []
+        let device = engine.deviceID("walker")
+        // A walk through 400 circle centres.
+        for step in 0..<400 {
+            let c = Coordinate(latitude: 48 + Double(step / 20) * 0.009, longitude: 2 + Double(step % 20) * 0.0135)
+            try engine.process(.fix(Fix(time: T.at(Double(step)), coordinate: c, horizontalAccuracy: 10)), device: device, cause: step, into: &events)
+            // In one circle at a time: at most a few explicit entries, whatever the catalogue's size.
+            #expect(engine.devicesForTesting[Int(device.index)].geographicEntries.count <= 2)
+        }
+        #expect(engine.devicesForTesting[Int(device.index)].geographicSettled == 20_000)
+    }
+}

@@ -8,6 +8,8 @@ public struct MonitoringEngine: Sendable {
     public let policy: MonitoringPolicy
     var catalog: ConditionCatalog
     private var devices: [DeviceState] = []
+    /// The devices' state, for tests of its size.
+    var devicesForTesting: [DeviceState] { devices }
     private var deviceIndex: [String: Int] = [:]
     /// The latest record time seen from any device: the stream time at which a condition is added.
     private var latestTime: Timestamp?
