@@ -37,6 +37,7 @@ struct CoverGrid: Sendable {
 
     static let maximumCells = 1 << 24
     static let maximumCellsPerCondition = 4096
+    static let maximumEntries = 1 << 24
 
     /// An empty grid (nothing built yet).
     init() {}
@@ -67,6 +68,17 @@ struct CoverGrid: Sendable {
              Int((area.maxLongitude - area.minLongitude) * lonMetres / m) + 1)
         }
         while dims(cellMetres).0 * dims(cellMetres).1 > Self.maximumCells { cellMetres *= 1.5 }
+        // And at most about `maximumEntries` entries in all: large catalogues get coarser cells.
+        func estimatedEntries(_ m: Double) -> Double {
+            let step = max(1, sizes.count / 1024)
+            var sum = 0.0
+            for k in stride(from: 0, to: sizes.count, by: step) {
+                let across = (sizes[k] + 2 * reach) / m + 1
+                sum += across * across
+            }
+            return sum * Double(step)
+        }
+        while estimatedEntries(cellMetres) > Double(Self.maximumEntries) { cellMetres *= 1.25 }
         (rows, columns) = dims(cellMetres)
         minLatitude = area.minLatitude
         minLongitude = area.minLongitude
