@@ -1,4 +1,33 @@
 extension DeviceState {
+    /// What every record does before its own effect: refuse it if it is older than the device's
+    /// latest record (never reorder), start the device on its first record, and let stream time run
+    /// up to it (exits and expiries due before it, lapses of temporary grants).
+    mutating func beginRecord(at time: Timestamp, cause: Int, catalog: ConditionCatalog, policy: MonitoringPolicy,
+                              events: inout [MonitorEvent]) throws(ObservationProblem) {
+        let grace = TimeSpan(seconds: policy.gracePeriod)
+        if hasStarted {
+            guard time >= lastTime else {
+                throw ObservationProblem(
+                    field: "t",
+                    message: "record is older than device \"\(name)\"'s previous record (\(time.secondsSinceEpoch) < \(lastTime.secondsSinceEpoch) s since 1970); records of one device must be in time order")
+            }
+        } else {
+            hasStarted = true
+            firstTime = time
+            lastTime = time
+            reportAuthorization(date: time, inUseAt: time, cause: cause, grace: grace)
+        }
+        catchUp(with: catalog, policy: policy)
+        advance(to: time, inclusive: false, cause: cause, catalog: catalog, policy: policy, events: &events)
+        settle(at: time, cause: cause, grace: grace)
+    }
+
+    /// What every record does after its effect, even a refused answer: the device's clock moves on.
+    mutating func endRecord(at time: Timestamp, cause: Int) {
+        lastTime = time
+        lastCause = cause
+    }
+
     /// Lets the device's stream time run up to `limit`: beacon exits due before it (or at it, when
     /// `inclusive`) fire and held events older than the maximum holding age expire, in time order
     /// (an expiry before an exit at the same instant).

@@ -103,37 +103,21 @@ public struct MonitoringEngine: Sendable {
         try Self.validate(observation)
         let time = observation.time
         let di = Int(device.index)
-        if devices[di].hasStarted {
-            let last = devices[di].lastTime
-            guard time >= last else {
-                throw ObservationProblem(
-                    field: "t",
-                    message: "record is older than device \"\(devices[di].name)\"'s previous record (\(time.secondsSinceEpoch) < \(last.secondsSinceEpoch) s since 1970); records of one device must be in time order")
-            }
-        } else {
-            devices[di].hasStarted = true
-            devices[di].firstTime = time
-            devices[di].lastTime = time
-            devices[di].reportAuthorization(date: time, inUseAt: time, cause: cause, grace: grace)
-        }
+        catalog.prepareIndex()
+        try devices[di].beginRecord(at: time, cause: cause, catalog: catalog, policy: policy, events: &events)
         let isAuthorizationRecord: Bool
         switch observation {
         case .fix, .sighting: isAuthorizationRecord = false
         default: isAuthorizationRecord = true
         }
         defer {
-            devices[di].lastTime = time
-            devices[di].lastCause = cause
+            devices[di].endRecord(at: time, cause: cause)
             if latestTime.map({ time > $0 }) ?? true { latestTime = time }
             if !devices[di].authorizationChanges.isEmpty {
                 authorizationChanges.append(contentsOf: devices[di].authorizationChanges)
                 devices[di].authorizationChanges.removeAll(keepingCapacity: true)
             }
         }
-        catalog.prepareIndex()
-        devices[di].catchUp(with: catalog, policy: policy)
-        devices[di].advance(to: time, inclusive: false, cause: cause, catalog: catalog, policy: policy, events: &events)
-        devices[di].settle(at: time, cause: cause, grace: grace)
         switch observation {
         case .fix(let fix):
             devices[di].apply(fix, cause: cause, catalog: catalog, policy: policy, scratch: &scratch,
