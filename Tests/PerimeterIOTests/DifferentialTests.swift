@@ -320,5 +320,33 @@ enum T0 {
         }
         #expect(got == expected)
         #expect(expected.count > 1000)
+        var expectedChanges: [AuthorizationChange] = [], gotChanges: [AuthorizationChange] = []
+        sequential.takeAuthorizationChanges(into: &expectedChanges)
+        batched.takeAuthorizationChanges(into: &gotChanges)
+        #expect(gotChanges == expectedChanges)
+        #expect(gotChanges.count == 50)
+
+        // A refused fix stops the batch at the same place, with the same events before it.
+        let more = records.prefix(10_000).map { r in
+            var r = r
+            r.fix.time = Timestamp(nanosecondsSinceEpoch: r.fix.time.nanosecondsSinceEpoch + 1_000_000_000_000)
+            return r
+        }
+        var bad = records[0]  // far older than its device's latest fix
+        bad.cause = 999_999
+        let tail = Array(more[..<9000]) + [bad] + Array(more[9000...])
+        var seqEvents: [MonitorEvent] = [], batchEvents: [MonitorEvent] = []
+        var seqProblem: ObservationProblem?
+        for r in tail {
+            do { try sequential.process(.fix(r.fix), device: r.device, cause: r.cause, into: &seqEvents) } catch { seqProblem = error; break }
+        }
+        do {
+            try batched.process(tail, into: &batchEvents)
+            Issue.record("expected a refusal")
+        } catch {
+            #expect(error.index == 9000)
+            #expect(error.problem == seqProblem)
+        }
+        #expect(batchEvents == seqEvents)
     }
 }

@@ -1,3 +1,5 @@
+import Dispatch
+
 /// The evaluator behind every way of using Perimeter: conditions, per-device state, and the events
 /// each record produces, for any number of devices.
 ///
@@ -202,6 +204,10 @@ public struct MonitoringEngine: Sendable {
                 }
             }
         }
+        if workers > 1 {
+            try processSharded(batch, workers: workers, into: &events)
+            return
+        }
         for (k, record) in batch.enumerated() {
             scratch.candidates.removeAll(keepingCapacity: true)
             scratch.sides.removeAll(keepingCapacity: true)
@@ -217,11 +223,101 @@ public struct MonitoringEngine: Sendable {
         }
     }
 
+    /// The state machines of a batch on several threads: devices are split into shards (by number),
+    /// each shard runs its devices' records in order, and the events are merged back in record order —
+    /// the same lines as one call per fix. A refused fix is found first, so that only the fixes before
+    /// it are applied, as sequential calls would.
+    private mutating func processSharded(_ batch: [FixRecord], workers: Int, into events: inout [MonitorEvent]) throws(BatchProblem) {
+        // 1. The first refused fix (bad values, or older than its device's previous record).
+        var refused: BatchProblem?
+        var latest = [Timestamp?](repeating: nil, count: devices.count)
+        for (k, record) in batch.enumerated() {
+            let di = Int(record.device.index)
+            do throws(ObservationProblem) {
+                try Self.validate(.fix(record.fix))
+            } catch {
+                refused = BatchProblem(index: k, problem: error)
+                break
+            }
+            let last = latest[di] ?? (devices[di].hasStarted ? devices[di].lastTime : nil)
+            if let last, record.fix.time < last {
+                // The sequential path words the message; run it on this record alone for that.
+                var probe = devices[di]
+                var none: [MonitorEvent] = []
+                do throws(ObservationProblem) {
+                    probe.lastTime = last
+                    try probe.beginRecord(at: record.fix.time, cause: record.cause, catalog: catalog, policy: policy, events: &none)
+                } catch {
+                    refused = BatchProblem(index: k, problem: error)
+                }
+                break
+            }
+            latest[di] = record.fix.time
+        }
+        let end = refused?.index ?? batch.count
+
+        // 2. The shards, each with its own scratch and outputs.
+        let shards = (0..<workers).map { _ in StateShard() }
+        let catalog = self.catalog, policy = self.policy
+        let starts = scratch.batchStart, ends = scratch.batchEnd
+        let candidates = scratch.batchCandidates, sides = scratch.batchSides
+        devices.withUnsafeMutableBufferPointer { devices in
+            nonisolated(unsafe) let devices = devices
+            DispatchQueue.concurrentPerform(iterations: workers) { w in
+                let shard = shards[w]
+                var scratch = EvaluationScratch()
+                for k in 0..<end where Int(batch[k].device.index) % workers == w {
+                    let record = batch[k], di = Int(record.device.index)
+                    let before = shard.events.count
+                    scratch.candidates.removeAll(keepingCapacity: true)
+                    scratch.sides.removeAll(keepingCapacity: true)
+                    for j in Int(starts[k])..<Int(ends[k]) {
+                        scratch.candidates.append(candidates[j])
+                        scratch.sides.append(sides[j])
+                    }
+                    // Checked above: neither can refuse the fix.
+                    try? devices[di].beginRecord(at: record.fix.time, cause: record.cause, catalog: catalog, policy: policy,
+                                                 events: &shard.events)
+                    devices[di].apply(record.fix, cause: record.cause, catalog: catalog, policy: policy, scratch: &scratch,
+                                      sidesReady: true, events: &shard.events)
+                    devices[di].endRecord(at: record.fix.time, cause: record.cause)
+                    for _ in before..<shard.events.count { shard.eventRecords.append(Int32(k)) }
+                    if !devices[di].authorizationChanges.isEmpty {
+                        for change in devices[di].authorizationChanges {
+                            shard.changes.append(change)
+                            shard.changeRecords.append(Int32(k))
+                        }
+                        devices[di].authorizationChanges.removeAll(keepingCapacity: true)
+                    }
+                }
+            }
+        }
+
+        // 3. Merge in record order (a record's lines all come from one shard, in order).
+        var next = [Int](repeating: 0, count: workers)
+        var nextChange = [Int](repeating: 0, count: workers)
+        for k in 0..<Int32(end) {
+            let w = Int(batch[Int(k)].device.index) % workers
+            let shard = shards[w]
+            while next[w] < shard.events.count && shard.eventRecords[next[w]] == k {
+                events.append(shard.events[next[w]])
+                next[w] += 1
+            }
+            while nextChange[w] < shard.changes.count && shard.changeRecords[nextChange[w]] == k {
+                authorizationChanges.append(shard.changes[nextChange[w]])
+                nextChange[w] += 1
+            }
+        }
+        for record in batch[..<end] where latestTime.map({ record.fix.time > $0 }) ?? true { latestTime = record.fix.time }
+        if let refused { throw refused }
+    }
+
     private mutating func count(_ outcomes: [RequestOutcome]) {
         for outcome in outcomes { requestOutcomes[outcome, default: 0] += 1 }
     }
 
-    /// Threads the batch path may use for its stateless geometry (1: the caller's thread only).
+    /// Threads the batch path may use (1: the caller's thread only): for the stateless geometry, and
+    /// for the state machines, sharded by device.
     public var geometryThreads = 1
 
     /// What became of the authorization requests so far (SPEC §3: a request made when the app is not
