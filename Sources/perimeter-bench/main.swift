@@ -204,7 +204,7 @@ if baseMode == "beacons" {
         guard let fixes else { die("state modes need fixes", code: 3) }
         for _ in 0..<repeatCount {
             var e = MonitoringEngine(policy: policy)
-            e.geometryThreads = threads
+            e.batchThreads = threads
             for (i, condition) in conditions.enumerated() { try! e.add(condition, identifier: "k\(i)") }
             let ids = (0..<(Int(fixes.device.max() ?? 0) + 1)).map { e.deviceID("d\($0)") }
             var out: [MonitorEvent] = []

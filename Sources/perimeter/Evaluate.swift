@@ -33,7 +33,7 @@ struct Evaluate: ParsableCommand {
 
     func run() throws {
         var engine = try CommandSupport.loadEngine(conditions: conditions, policy: policy.policy(), repair: repairPolygons)
-        engine.geometryThreads = ProcessInfo.processInfo.activeProcessorCount
+        engine.batchThreads = ProcessInfo.processInfo.activeProcessorCount
         do throws(InputError) {
             var reader = try ObservationReader(path: observations, format: format)
             var outputs = BatchEvaluation.Outputs(events: try BufferedOutput(path: out ?? "-"))

@@ -299,7 +299,7 @@ enum T0 {
         }
         var sequential = engine
         var batched = engine
-        batched.geometryThreads = threads
+        batched.batchThreads = threads
         let ids = (0..<50).map { batched.deviceID("d\($0)") }
         _ = (0..<50).map { sequential.deviceID("d\($0)") }
         var positions = Array(repeating: origin, count: 50)

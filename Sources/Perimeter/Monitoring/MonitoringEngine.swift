@@ -175,7 +175,7 @@ public struct MonitoringEngine: Sendable {
         scratch.batchEnd = [Int32](repeating: 0, count: batch.count)
         scratch.batchCandidates.removeAll(keepingCapacity: true)
         scratch.batchSides.removeAll(keepingCapacity: true)
-        let workers = max(1, min(geometryThreads, scratch.batchOrder.count / 4096))
+        let workers = max(1, min(batchThreads, scratch.batchOrder.count / 4096))
         if workers == 1 {
             for entry in scratch.batchOrder {
                 let k = Int(entry & 0xFFFF_FFFF)
@@ -318,7 +318,7 @@ public struct MonitoringEngine: Sendable {
 
     /// Threads the batch path may use (1: the caller's thread only): for the stateless geometry, and
     /// for the state machines, sharded by device.
-    public var geometryThreads = 1
+    public var batchThreads = 1
 
     /// What became of the authorization requests so far (SPEC §3: a request made when the app is not
     /// in the foreground is counted as `insufficientlyInUse`).
