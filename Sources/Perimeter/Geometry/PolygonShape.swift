@@ -18,12 +18,6 @@ struct PolygonShape: Sendable {
         locator.covers(c.longitude, c.latitude)
     }
 
-    /// Signed distance to the boundary in metres, negative (or zero) inside.
-    func signedDistance(to c: Coordinate) -> Double {
-        let d = distanceToBoundary(from: c)
-        return covers(c) ? -d : d
-    }
-
     /// Which side of the boundary `c` is on with at least `margin` metres to spare:
     /// inside when d ≤ −margin, outside when d > margin, `nil` in between.
     @inline(__always)

@@ -27,8 +27,6 @@ struct ConditionIndex: Sendable {
     static let maximumCellsPerCondition = 64
     static let maximumCells = 1 << 22
 
-    var count: Int { boxes.count }
-
     mutating func insert(_ index: Int32, box: BoundingBox) {
         precondition(Int(index) == boxes.count, "conditions are indexed in order")
         boxes.append(box)

@@ -6,11 +6,7 @@ extension DeviceState {
                               events: inout [MonitorEvent]) throws(ObservationProblem) {
         let grace = TimeSpan(seconds: policy.gracePeriod)
         if hasStarted {
-            guard time >= lastTime else {
-                throw ObservationProblem(
-                    field: "t",
-                    message: "record is older than device \"\(name)\"'s previous record (\(time.secondsSinceEpoch) < \(lastTime.secondsSinceEpoch) s since 1970); records of one device must be in time order")
-            }
+            guard time >= lastTime else { throw Self.outOfOrder(device: name, time: time, previous: lastTime) }
         } else {
             hasStarted = true
             firstTime = time
@@ -20,6 +16,13 @@ extension DeviceState {
         catchUp(with: catalog, policy: policy)
         advance(to: time, inclusive: false, cause: cause, catalog: catalog, policy: policy, events: &events)
         settle(at: time, cause: cause, grace: grace)
+    }
+
+    /// The problem of a record older than its device's previous one.
+    static func outOfOrder(device: String, time: Timestamp, previous: Timestamp) -> ObservationProblem {
+        ObservationProblem(
+            field: "t",
+            message: "record is older than device \"\(device)\"'s previous record (\(time.secondsSinceEpoch) < \(previous.secondsSinceEpoch) s since 1970); records of one device must be in time order")
     }
 
     /// What every record does after its effect, even a refused answer: the device's clock moves on.

@@ -164,7 +164,6 @@ public struct MonitoringEngine: Sendable {
     /// record order. A refused fix stops the batch there, as sequential calls would.
     public mutating func process(_ batch: [FixRecord], into events: inout [MonitorEvent]) throws(BatchProblem) {
         catalog.prepareIndex()
-        let count = catalog.geographic.count
         scratch.batchOrder.removeAll(keepingCapacity: true)
         for (k, record) in batch.enumerated() {
             let key = record.fix.isValid ? UInt64(catalog.coverGrid.sortKey(record.fix.coordinate)) : UInt64(UInt32.max)
@@ -175,33 +174,16 @@ public struct MonitoringEngine: Sendable {
         scratch.batchEnd = [Int32](repeating: 0, count: batch.count)
         scratch.batchCandidates.removeAll(keepingCapacity: true)
         scratch.batchSides.removeAll(keepingCapacity: true)
+        // The geometry is stateless: contiguous parts of the cell order, one per worker.
         let workers = max(1, min(batchThreads, scratch.batchOrder.count / 4096))
-        if workers == 1 {
-            for entry in scratch.batchOrder {
-                let k = Int(entry & 0xFFFF_FFFF)
-                let fix = batch[k].fix
-                guard fix.isValid, !fix.coordinate.latitude.isNaN else { continue }
-                scratch.beginQuery(conditionCount: count)
-                var frame = FixFrame(fix.coordinate, margin: policy.margin(for: fix))
-                catalog.collectSides(&frame, stamps: &scratch.queryStamps, stamp: scratch.stamp,
-                                     candidates: &scratch.candidates, sides: &scratch.sides)
-                scratch.batchStart[k] = Int32(scratch.batchCandidates.count)
-                scratch.batchCandidates.append(contentsOf: scratch.candidates)
-                scratch.batchSides.append(contentsOf: scratch.sides)
-                scratch.batchEnd[k] = Int32(scratch.batchCandidates.count)
-            }
-        } else {
-            // The geometry is stateless: split the sorted order into contiguous parts, one per worker.
-            let parts = GeometryPart.compute(order: scratch.batchOrder, batch: batch, catalog: catalog, policy: policy,
-                                             workers: workers)
-            for part in parts {
-                let base = Int32(scratch.batchCandidates.count)
-                scratch.batchCandidates.append(contentsOf: part.candidates)
-                scratch.batchSides.append(contentsOf: part.sides)
-                for r in part.ranges {
-                    scratch.batchStart[Int(r.fix)] = base + r.start
-                    scratch.batchEnd[Int(r.fix)] = base + r.end
-                }
+        for part in GeometryPart.compute(order: scratch.batchOrder, batch: batch, catalog: catalog, policy: policy,
+                                         workers: workers) {
+            let base = Int32(scratch.batchCandidates.count)
+            scratch.batchCandidates.append(contentsOf: part.candidates)
+            scratch.batchSides.append(contentsOf: part.sides)
+            for r in part.ranges {
+                scratch.batchStart[Int(r.fix)] = base + r.start
+                scratch.batchEnd[Int(r.fix)] = base + r.end
             }
         }
         if workers > 1 {
@@ -241,15 +223,8 @@ public struct MonitoringEngine: Sendable {
             }
             let last = latest[di] ?? (devices[di].hasStarted ? devices[di].lastTime : nil)
             if let last, record.fix.time < last {
-                // The sequential path words the message; run it on this record alone for that.
-                var probe = devices[di]
-                var none: [MonitorEvent] = []
-                do throws(ObservationProblem) {
-                    probe.lastTime = last
-                    try probe.beginRecord(at: record.fix.time, cause: record.cause, catalog: catalog, policy: policy, events: &none)
-                } catch {
-                    refused = BatchProblem(index: k, problem: error)
-                }
+                refused = BatchProblem(index: k, problem: DeviceState.outOfOrder(device: devices[di].name, time: record.fix.time,
+                                                                                previous: last))
                 break
             }
             latest[di] = record.fix.time
