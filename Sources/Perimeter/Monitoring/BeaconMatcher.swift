@@ -1,32 +1,76 @@
 import Foundation
 
 /// Which beacon conditions a sighted identity matches, by open-addressing tables of plain integers:
-/// one probe for the UUID, then one per key the sighting can match (exact; UUID and major; UUID alone).
-/// Built from the catalog's beacon conditions; `ConditionCatalog` rebuilds it when they change.
+/// one probe for the UUID, then one per wildcard form that has conditions (exact; UUID and major; UUID
+/// alone). Each form has its own table, so the small ones (UUID alone, UUID and major) stay in cache
+/// and a sighting usually pays one cache miss, in the exact table. Built from the catalog's beacon
+/// conditions; `ConditionCatalog` rebuilds it when they change.
 struct BeaconMatcher: Sendable {
     /// UUID table: slots of (high, low, index + 1); 0 marks an empty slot.
     private var uuidSlots: [(UInt64, UInt64, Int32)] = [(0, 0, 0)]
     private var uuidMask = 0
-    /// Key table: slots of (key + 1, start, end) into `lists`; key 0 marks an empty slot.
-    private var keySlots: [(UInt64, Int32, Int32)] = [(0, 0, 0)]
-    private var keyMask = 0
+    /// Per form: UUID + major + minor, UUID + major, UUID alone.
+    private var exact = KeyTable(), byMajor = KeyTable(), byUUID = KeyTable()
     private var lists: [Int32] = []
 
-    private static let wildcard: UInt64 = 0x1_0000
+    /// Keys of one wildcard form to their conditions.
+    private struct KeyTable: Sendable {
+        /// Slots of (key + 1, first, count), key 0 marking an empty one, in one cache line's reach: a
+        /// key with one condition holds it in `first`; a longer run is lists[first ..< first + count].
+        var slots: [(UInt64, Int32, Int32)] = [(0, 0, 0)]
+        var mask = 0
+        var isEmpty = true
+
+        init() {}
+
+        init(_ byKey: [UInt64: [Int32]], lists: inout [Int32]) {
+            let capacity = BeaconMatcher.capacity(for: byKey.count)
+            slots = Array(repeating: (0, 0, 0), count: capacity)
+            mask = capacity - 1
+            isEmpty = byKey.isEmpty
+            for (key, list) in byKey.sorted(by: { $0.key < $1.key }) {
+                var slot = BeaconMatcher.hash(key) & mask
+                while slots[slot].0 != 0 { slot = (slot + 1) & mask }
+                if list.count == 1 {
+                    slots[slot] = (key + 1, list[0], 1)
+                } else {
+                    slots[slot] = (key + 1, Int32(lists.count), Int32(list.count))
+                    lists += list
+                }
+            }
+        }
+
+        @inline(__always)
+        func append(_ key: UInt64, lists: [Int32], into result: inout [Int32]) {
+            var slot = BeaconMatcher.hash(key) & mask
+            while slots[slot].0 != 0 {
+                if slots[slot].0 == key + 1 {
+                    let (first, count) = (slots[slot].1, slots[slot].2)
+                    if count == 1 {
+                        result.append(first)
+                    } else {
+                        for k in Int(first)..<Int(first + count) { result.append(lists[k]) }
+                    }
+                    return
+                }
+                slot = (slot + 1) & mask
+            }
+        }
+    }
 
     init() {}
 
     init(_ beacons: [ConditionCatalog.Beacon]) {
         var uuids: [UUID: Int32] = [:]
-        var byKey: [UInt64: [Int32]] = [:]
+        var byKey: [[UInt64: [Int32]]] = [[:], [:], [:]]
         for (i, b) in beacons.enumerated() where !b.isRemoved {
             let u = uuids[b.condition.uuid] ?? {
                 let next = Int32(uuids.count)
                 uuids[b.condition.uuid] = next
                 return next
             }()
-            byKey[Self.key(u, b.condition.major.map(UInt64.init) ?? Self.wildcard,
-                           b.condition.minor.map(UInt64.init) ?? Self.wildcard), default: []].append(Int32(i))
+            let form = b.condition.major == nil ? 2 : b.condition.minor == nil ? 1 : 0
+            byKey[form][Self.key(u, UInt64(b.condition.major ?? 0), UInt64(b.condition.minor ?? 0)), default: []].append(Int32(i))
         }
         let uuidCapacity = Self.capacity(for: uuids.count)
         uuidSlots = Array(repeating: (0, 0, 0), count: uuidCapacity)
@@ -37,15 +81,9 @@ struct BeaconMatcher: Sendable {
             while uuidSlots[slot].2 != 0 { slot = (slot + 1) & uuidMask }
             uuidSlots[slot] = (high, low, index + 1)
         }
-        let keyCapacity = Self.capacity(for: byKey.count)
-        keySlots = Array(repeating: (0, 0, 0), count: keyCapacity)
-        keyMask = keyCapacity - 1
-        for (key, list) in byKey.sorted(by: { $0.key < $1.key }) {
-            var slot = Self.hash(key) & keyMask
-            while keySlots[slot].0 != 0 { slot = (slot + 1) & keyMask }
-            keySlots[slot] = (key + 1, Int32(lists.count), Int32(lists.count + list.count))
-            lists += list
-        }
+        exact = KeyTable(byKey[0], lists: &lists)
+        byMajor = KeyTable(byKey[1], lists: &lists)
+        byUUID = KeyTable(byKey[2], lists: &lists)
     }
 
     private static func capacity(for count: Int) -> Int {
@@ -56,7 +94,7 @@ struct BeaconMatcher: Sendable {
 
     @inline(__always)
     private static func key(_ uuid: Int32, _ major: UInt64, _ minor: UInt64) -> UInt64 {
-        UInt64(uuid) << 34 | major << 17 | minor
+        UInt64(uuid) << 32 | major << 16 | minor
     }
 
     @inline(__always)
@@ -84,21 +122,9 @@ struct BeaconMatcher: Sendable {
         guard u >= 0 else { return }
         let first = result.count
         let major = UInt64(identity.major), minor = UInt64(identity.minor)
-        append(Self.key(u, major, minor), into: &result)
-        append(Self.key(u, major, Self.wildcard), into: &result)
-        append(Self.key(u, Self.wildcard, Self.wildcard), into: &result)
+        if !exact.isEmpty { exact.append(Self.key(u, major, minor), lists: lists, into: &result) }
+        if !byMajor.isEmpty { byMajor.append(Self.key(u, major, 0), lists: lists, into: &result) }
+        if !byUUID.isEmpty { byUUID.append(Self.key(u, 0, 0), lists: lists, into: &result) }
         if result.count - first > 1 { result[first...].sort() }
-    }
-
-    @inline(__always)
-    private func append(_ key: UInt64, into result: inout [Int32]) {
-        var slot = Self.hash(key) & keyMask
-        while keySlots[slot].0 != 0 {
-            if keySlots[slot].0 == key + 1 {
-                for k in Int(keySlots[slot].1)..<Int(keySlots[slot].2) { result.append(lists[k]) }
-                return
-            }
-            slot = (slot + 1) & keyMask
-        }
     }
 }

@@ -63,6 +63,8 @@ struct ConditionCatalog: Sendable {
     private(set) var beaconStartingOtherwise: [Int32] = []
     /// Whether each geographic condition was removed (a plain array, read per candidate).
     private(set) var geographicRemoved: [Bool] = []
+    /// Whether each beacon condition was removed (read per queued exit).
+    private(set) var beaconRemoved: [Bool] = []
     private(set) var coverGrid = CoverGrid()
 
     struct ShapeSlot {
@@ -87,6 +89,7 @@ struct ConditionCatalog: Sendable {
         case .beacon(let beacon):
             let i = Int32(beacons.count)
             beacons.append(Beacon(identifier: identifier, condition: beacon, initialState: initialState, addedAt: addedAt))
+            beaconRemoved.append(false)
             if initialState != .unsatisfied { beaconStartingOtherwise.append(i) }
             if beaconEpochs.last.map({ $0.addedAt != addedAt }) ?? true { beaconEpochs.append((i, addedAt)) }
             beaconMatcherIsStale = true
@@ -216,6 +219,7 @@ struct ConditionCatalog: Sendable {
             index.remove(i)
         case .beacon(let i):
             beacons[Int(i)].isRemoved = true
+            beaconRemoved[Int(i)] = true
             beaconMatcherIsStale = true
         }
         return true

@@ -64,7 +64,7 @@ extension DeviceState {
             while k < others.count && others[k] < entry.rangeEnd {
                 let i = others[k]
                 k += 1
-                guard !catalog.beacons[Int(i)].isRemoved, !beaconEntries.contains(where: { $0.condition == i }) else { continue }
+                guard !catalog.beaconRemoved[Int(i)], !beaconEntries.contains(where: { $0.condition == i }) else { continue }
                 emit(MonitorEvent(device: name, identifier: catalog.beacons[Int(i)].identifier, state: .unsatisfied,
                                   date: entry.due, cause: cause),
                      policy: policy, events: &events)
@@ -89,7 +89,7 @@ extension DeviceState {
     /// Whether a queue entry still stands (a single pair's exit not since moved by a sighting).
     func isLive(_ entry: ExitQueue.Entry, catalog: ConditionCatalog) -> Bool {
         if entry.isRange { return true }
-        guard !catalog.beacons[Int(entry.condition)].isRemoved else { return false }
+        guard !catalog.beaconRemoved[Int(entry.condition)] else { return false }
         return beaconEntries.contains { $0.condition == entry.condition && $0.pair.exitDue == entry.due }
     }
 }

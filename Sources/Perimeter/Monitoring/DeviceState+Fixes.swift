@@ -37,7 +37,7 @@ extension DeviceState {
             let i = geographicEntries[k].condition
             if scratch.candidateMarks[Int(i)] != stamp {
                 scratch.candidateMarks[Int(i)] = stamp
-                if catalog.geographic[Int(i)].isRemoved {
+                if catalog.geographicRemoved[Int(i)] {
                     geographicEntries.swapAt(k, geographicEntries.count - 1)
                     geographicEntries.removeLast()
                 } else {
@@ -60,7 +60,7 @@ extension DeviceState {
             while k < others.count {
                 let i = others[k]
                 k += 1
-                guard scratch.candidateMarks[Int(i)] != stamp, !catalog.geographic[Int(i)].isRemoved else { continue }
+                guard scratch.candidateMarks[Int(i)] != stamp, !catalog.geographicRemoved[Int(i)] else { continue }
                 var pair = GeographicPairState(state: catalog.geographic[Int(i)].initialState)
                 if let state = pair.observe(.outside, at: fix.time, confirmation: confirmation) {
                     scratch.changes.append((i, state))

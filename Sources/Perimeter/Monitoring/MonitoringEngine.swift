@@ -43,6 +43,12 @@ public struct MonitoringEngine: Sendable {
         catalog.remove(identifier)
     }
 
+    /// Lays out the condition indexes now rather than at the next record, so that the first record
+    /// after a large addition does not pay for it (the engine calls it itself when it must).
+    public mutating func prepare() {
+        catalog.prepareIndex(force: true)
+    }
+
     /// Identifiers of the monitored conditions, in the order they were added.
     public var identifiers: [String] { catalog.identifiers }
 
