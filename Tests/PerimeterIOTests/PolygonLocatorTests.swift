@@ -157,6 +157,34 @@ import Testing
         }
         #expect(decided > 5000)
     }
+
+    /// The fast margin test (early answers from the frame distance) gives exactly the full measure's
+    /// answer — the haversine distance to the frame-nearest boundary point against the margin — with
+    /// margins at, and a hair either side of, that distance, where the shortcut must step aside.
+    @Test func fastMarginTestEqualsTheFullMeasureAtTheThreshold() throws {
+        var rng = SplitMix64(seed: 11)
+        var shapes = try Self.countries().filter { ["NOR", "CHE", "ZAF"].contains($0.0) }.map(\.1)
+        shapes.append([Self.spiky(1024, centre: Coordinate(latitude: 48.85, longitude: 2.35), radius: 0.01, rng: &rng)])
+        shapes.append([Self.spiky(64, centre: Coordinate(latitude: -33, longitude: 151), radius: 0.004, rng: &rng, hole: true)])
+        var checked = 0
+        for polygons in shapes {
+            let locator = PolygonShape(polygons).locator
+            for p in Self.points(for: polygons, count: 800, rng: &rng) {
+                let d = locator.nearestBoundaryDistance(from: p, within: ConditionIndex.marginBox(around: p, metres: 1500))
+                guard d.isFinite, d > 0 else { continue }
+                for m in [d, d.nextUp, d.nextDown, d * (1 + 1e-4), d * (1 - 1e-4), d * 1.003, d * 0.997, d * 1.5, d * 0.5] {
+                    let full = locator.nearestBoundaryDistance(from: p, within: ConditionIndex.marginBox(around: p, metres: m))
+                    for inclusive in [false, true] {
+                        let expected = inclusive ? full <= m : full < m
+                        #expect(locator.boundary(within: m, of: p, inclusive: inclusive) == expected,
+                                "\(p) margin \(m) distance \(full) inclusive \(inclusive)")
+                        checked += 1
+                    }
+                }
+            }
+        }
+        #expect(checked > 20_000)
+    }
 }
 
 /// The cover grid's shortcuts (cells known inside or outside with a clearance) against testing every

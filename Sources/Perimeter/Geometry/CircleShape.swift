@@ -82,6 +82,26 @@ struct FixFrame {
         cosHalfMargin = margin == 0 ? 1 : cos(half)
     }
 
+    /// The frame's east–west scale (metresPerDegree × cos latitude), computed on first use.
+    var metresPerDegreeLongitude: Double {
+        mutating get {
+            if localScale.isNaN { localScale = Geodesy.metresPerDegree * cos(coordinate.latitude * Geodesy.radiansPerDegree) }
+            return localScale
+        }
+    }
+    private var localScale = Double.nan
+
+    /// A box holding every point within the margin of the fix, computed on first use.
+    var marginBox: BoundingBox {
+        mutating get {
+            if let box = storedMarginBox { return box }
+            let box = ConditionIndex.marginBox(around: coordinate, metres: margin)
+            storedMarginBox = box
+            return box
+        }
+    }
+    private var storedMarginBox: BoundingBox?
+
     @inline(__always)
     mutating func prepareUnitVector() {
         guard !hasUnitVector else { return }

@@ -271,48 +271,85 @@ struct PolygonLocator: Sendable {
     /// at exactly `metres` when `inclusive`), by the same distance as `PolygonShape.distanceToBoundary`:
     /// the haversine distance to the nearest boundary point found in a frame centred on `c`.
     func boundary(within metres: Double, of c: Coordinate, inclusive: Bool) -> Bool {
+        var frame = FixFrame(c, margin: metres)
+        return boundary(withinMarginOf: &frame, inclusive: inclusive)
+    }
+
+    /// `boundary(within:of:inclusive:)` for a fix's frame and margin, reusing what the frame computed
+    /// once per fix. Most answers need neither the nearest point nor the haversine formula: the
+    /// frame's distance is within 0.05 % of the haversine one at these sizes, so an edge clearly
+    /// inside the margin answers at once, and edges all clearly beyond it answer no; only a nearest
+    /// distance within 0.2 % of the margin takes the full measure.
+    func boundary(withinMarginOf frame: inout FixFrame, inclusive: Bool) -> Bool {
+        let c = frame.coordinate, metres = frame.margin
         // Cells far from any boundary cell answer without looking at edges.
         if c.longitude >= minX, c.longitude <= maxX, c.latitude >= minY, c.latitude <= maxY {
             let k = Int(storage.clearance[cellIndex(c.longitude, c.latitude)])
             // The point may sit at its cell's edge: k − 1 whole cells separate it from the boundary.
             if k >= 2 && Double(k - 1) * metresPerClearanceCell > metres { return false }
         }
-        let box = ConditionIndex.marginBox(around: c, metres: metres)
-        let best = nearestBoundaryDistance(from: c, within: box)
+        let box = frame.marginBox
+        guard metres <= 1000, abs(c.latitude) <= 80 else {
+            let best = nearestBoundaryDistance(from: c, within: box)
+            return inclusive ? best <= metres : best < metres
+        }
+        // (A micrometre more either way covers rounding, which dominates at tiny distances.)
+        let near = metres * (1 - 2e-3) - 1e-6, far = metres * (1 + 2e-3) + 1e-6
+        let nearSquared = near > 0 ? near * near : -1
+        var nearest = NearestPointFrame(c, metresPerDegreeLongitude: frame.metresPerDegreeLongitude)
+        var decided = false
+        forEachEdge(near: box) { x1, y1, x2, y2 in
+            nearest.consider(x1, y1, x2, y2)
+            if nearest.bestSquared < nearSquared { decided = true; return false }
+            return true
+        }
+        if decided { return true }
+        if nearest.bestSquared > far * far { return false }
+        let best = nearest.nearest.map { Geodesy.distance(c, $0) } ?? .infinity
         return inclusive ? best <= metres : best < metres
     }
 
     /// The smallest boundary distance (as `PolygonShape.distanceToBoundary` measures it) over the edges
     /// that reach into `box`; infinity if none do.
     func nearestBoundaryDistance(from c: Coordinate, within box: BoundingBox) -> Double {
+        var frame = NearestPointFrame(c)
+        forEachEdge(near: box) { x1, y1, x2, y2 in
+            frame.consider(x1, y1, x2, y2)
+            return true
+        }
+        return frame.nearest.map { Geodesy.distance(c, $0) } ?? .infinity
+    }
+
+    /// Calls `body` with every edge that reaches into `box` (and possibly a few more; edges may repeat),
+    /// until it returns false.
+    @inline(__always)
+    private func forEachEdge(near box: BoundingBox, _ body: (Double, Double, Double, Double) -> Bool) {
         let lowY = max(box.minLatitude, minY), highY = min(box.maxLatitude, maxY)
-        guard lowY <= highY else { return .infinity }
+        guard lowY <= highY else { return }
+        let edges = storage.edges
         // A box over few raster cells: the edges through those cells are every edge inside it.
         if box.minLongitude >= -180, box.maxLongitude <= 180 {
             let lowX = max(box.minLongitude, minX), highX = min(box.maxLongitude, maxX)
-            guard lowX <= highX else { return .infinity }
+            guard lowX <= highX else { return }
             let c0 = min(columns - 1, Int((lowX - minX) * cellScaleX)), c1 = min(columns - 1, Int((highX - minX) * cellScaleX))
             let r0 = min(rows - 1, Int((lowY - minY) * cellScaleY)), r1 = min(rows - 1, Int((highY - minY) * cellScaleY))
             if (c1 - c0 + 1) * (r1 - r0 + 1) <= 64 {
-                var frame = NearestPointFrame(c)
-                let edges = storage.edges, start = storage.cellEdgeStart, list = storage.cellEdges
+                let start = storage.cellEdgeStart, list = storage.cellEdges
                 for r in r0...r1 {
                     for col in c0...c1 {
                         let cell = r * columns + col
                         for i in Int(start[cell])..<Int(start[cell + 1]) {
                             let base = Int(list[i]) * 4
-                            frame.consider(edges[base], edges[base + 1], edges[base + 2], edges[base + 3])
+                            if !body(edges[base], edges[base + 1], edges[base + 2], edges[base + 3]) { return }
                         }
                     }
                 }
-                return frame.nearest.map { Geodesy.distance(c, $0) } ?? .infinity
+                return
             }
         }
         let k0 = min(stripeCount - 1, max(0, Int((lowY - minY) * stripeScale)))
         let k1 = min(stripeCount - 1, max(0, Int((highY - minY) * stripeScale)))
-        var best = Double.infinity
-        var frame = NearestPointFrame(c)
-        let edges = storage.edges, stripeStart = storage.stripeStart, stripeEdges = storage.stripeEdges
+        let stripeStart = storage.stripeStart, stripeEdges = storage.stripeEdges
         for k in k0...k1 {
             for i in Int(stripeStart[k])..<Int(stripeStart[k + 1]) {
                 let base = Int(stripeEdges[i]) * 4
@@ -320,11 +357,9 @@ struct PolygonLocator: Sendable {
                 // Edges wholly outside the box in longitude (either way round) cannot come closer.
                 if max(x1, x2) < box.minLongitude - 360 || min(x1, x2) > box.maxLongitude + 360 { continue }
                 if !box.overlapsLongitudes(min(x1, x2), max(x1, x2)) { continue }
-                frame.consider(x1, y1, x2, y2)
+                if !body(x1, y1, x2, y2) { return }
             }
         }
-        if let nearest = frame.nearest { best = Geodesy.distance(c, nearest) }
-        return best
     }
 }
 
@@ -334,12 +369,18 @@ struct NearestPointFrame {
     let origin: Coordinate
     private let kx: Double
     private let ky = Geodesy.metresPerDegree
-    private var bestSquared = Double.infinity
+    /// The squared frame distance to `nearest`.
+    private(set) var bestSquared = Double.infinity
     private(set) var nearest: Coordinate?
 
     init(_ origin: Coordinate) {
+        self.init(origin, metresPerDegreeLongitude: Geodesy.metresPerDegree * cos(origin.latitude * Geodesy.radiansPerDegree))
+    }
+
+    /// - Parameter metresPerDegreeLongitude: the frame's scale east–west, metresPerDegree × cos(latitude).
+    init(_ origin: Coordinate, metresPerDegreeLongitude: Double) {
         self.origin = origin
-        kx = Geodesy.metresPerDegree * cos(origin.latitude * Geodesy.radiansPerDegree)
+        kx = metresPerDegreeLongitude
     }
 
     mutating func consider(_ lon1: Double, _ lat1: Double, _ lon2: Double, _ lat2: Double) {

@@ -18,15 +18,21 @@ struct PolygonShape: Sendable {
         locator.covers(c.longitude, c.latitude)
     }
 
-    /// Which side of the boundary `c` is on with at least `margin` metres to spare:
+    /// Which side of the boundary the frame's fix is on with at least its margin to spare:
     /// inside when d ≤ −margin, outside when d > margin, `nil` in between.
     @inline(__always)
-    func side(of c: Coordinate, margin: Double) -> Side? {
-        let inside = covers(c)
-        if margin <= 0 { return inside ? .inside : .outside }
+    func side(_ frame: inout FixFrame) -> Side? {
+        let inside = covers(frame.coordinate)
+        if frame.margin <= 0 { return inside ? .inside : .outside }
         // Inside needs |d| ≥ margin (no boundary strictly closer); outside needs |d| > margin.
-        if locator.boundary(within: margin, of: c, inclusive: !inside) { return nil }
+        if locator.boundary(withinMarginOf: &frame, inclusive: !inside) { return nil }
         return inside ? .inside : .outside
+    }
+
+    /// `side(_:)` for a point and margin without a prepared frame.
+    func side(of c: Coordinate, margin: Double) -> Side? {
+        var frame = FixFrame(c, margin: margin)
+        return side(&frame)
     }
 
     /// Great-circle distance in metres from `c` to the nearest point of the boundary, by scanning every

@@ -149,7 +149,7 @@ struct ConditionCatalog: Sendable {
     @inline(__always)
     func side(_ i: Int32, _ frame: inout FixFrame) -> Side? {
         let s = shapeSlots[Int(i)]
-        if s.isPolygon { return polygonShapes[Int(s.slot)].side(of: frame.coordinate, margin: frame.margin) }
+        if s.isPolygon { return polygonShapes[Int(s.slot)].side(&frame) }
         return circleShapes[Int(s.slot)].side(&frame)
     }
 
