@@ -237,3 +237,75 @@ import Testing
         #expect(decidedByGrid > 1_000_000)
     }
 }
+
+/// The stateless containment query against testing every condition on its own: each containing
+/// condition exactly once, through the cover grid, the conditions too large for it, conditions
+/// added after it was built, removed ones, and the condition index alone when the grid holds nothing.
+@Suite struct ContainmentQueryTests {
+    /// A box-shaped polygon; `east` may overshoot 180 by the hair Natural Earth's Russia does.
+    static func box(south: Double, north: Double, west: Double, east: Double) throws -> Condition {
+        let ring = [Coordinate(latitude: south, longitude: west), Coordinate(latitude: south, longitude: east),
+                    Coordinate(latitude: north, longitude: east), Coordinate(latitude: north, longitude: west),
+                    Coordinate(latitude: south, longitude: west)]
+        return .polygon(try PolygonalGeographicCondition(polygons: [GeoPolygon(exterior: ring)]))
+    }
+
+    static func expectMatchesEveryConditionAlone(_ engine: inout MonitoringEngine, points: [Coordinate]) {
+        var query = engine.makeContainmentQuery()
+        let catalog = engine.catalog
+        var found: [Int32] = []
+        var mismatches: [String] = []
+        for p in points {
+            found.removeAll()
+            query.conditions(containing: p, into: &found)
+            var expected: [Int32] = []
+            for i in 0..<Int32(catalog.geographic.count) where !catalog.geographicRemoved[Int(i)] {
+                var frame = FixFrame(p, margin: 0)
+                if catalog.side(i, &frame) == .inside { expected.append(i) }
+            }
+            if found.sorted() != expected { mismatches.append("\(p): query \(found.sorted()), alone \(expected)") }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.prefix(3))")
+    }
+
+    @Test func eachContainingConditionOnceThroughGridAndIndex() throws {
+        var rng = SplitMix64(seed: 21)
+        var engine = MonitoringEngine()
+        let origin = Coordinate(latitude: 64, longitude: 179.9)
+        for i in 0..<300 {
+            let c = Coordinate(latitude: origin.latitude + .random(in: -0.02...0.02, using: &rng),
+                               longitude: origin.longitude + .random(in: -0.05...0.05, using: &rng))
+            if i % 2 == 0 {
+                try engine.add(.circle(CircularGeographicCondition(center: c, radius: .random(in: 30...400, using: &rng))), identifier: "c\(i)")
+            } else {
+                try engine.add(.polygon(PolygonalGeographicCondition(polygons: [PolygonLocatorTests.spiky(
+                    Int.random(in: 8...40, using: &rng), centre: c, radius: .random(in: 0.0005...0.004, using: &rng), rng: &rng)])),
+                               identifier: "p\(i)")
+            }
+        }
+        // Too large for the grid, and one whose box runs a hair past 180.
+        try engine.add(Self.box(south: 60, north: 70, west: 170, east: 180.0000000000001), identifier: "east")
+        try engine.add(.circle(CircularGeographicCondition(center: origin, radius: 900_000)), identifier: "huge")
+        _ = engine.makeContainmentQuery()
+        for i in stride(from: 0, to: 300, by: 7) { engine.remove(i % 2 == 0 ? "c\(i)" : "p\(i)") }
+        // Added after the grid was built (too few to rebuild it).
+        try engine.add(.circle(CircularGeographicCondition(center: origin, radius: 2_000)), identifier: "late")
+        let points = (0..<5_000).map { _ in
+            Coordinate(latitude: origin.latitude + .random(in: -0.03...0.03, using: &rng),
+                       longitude: min(180, origin.longitude + .random(in: -0.07...0.07, using: &rng)))
+        }
+        Self.expectMatchesEveryConditionAlone(&engine, points: points)
+    }
+
+    @Test func eachContainingConditionOnceWhenOnlyTheIndexHoldsThem() throws {
+        var engine = MonitoringEngine()
+        try engine.add(Self.box(south: -50, north: 80, west: -170, east: 180.0000000000001), identifier: "overshoot")
+        try engine.add(Self.box(south: -80, north: 10, west: -180, east: 20), identifier: "west")
+        var rng = SplitMix64(seed: 22)
+        let points = (0..<5_000).map { _ in
+            Coordinate(latitude: .random(in: -90...90, using: &rng), longitude: .random(in: -180...180, using: &rng))
+        }
+        #expect(engine.makeContainmentQuery().isUsingConditionIndexOnly)
+        Self.expectMatchesEveryConditionAlone(&engine, points: points)
+    }
+}

@@ -102,7 +102,7 @@ struct PolygonLocator: Sendable {
 
         // Raster: about 4 cells per edge (at least 16 × 16, at most 2048 × 2048), shaped like the box.
         let width = max(maxX - minX, 1e-12)
-        let target = Double(min(max(4 * edgeCount, 256), 1 << 22))
+        let target = Double(min(max((edgeCount >= 512 ? 64 : 4) * edgeCount, 256), 1 << 22))
         let aspect = width / height
         let columns = max(1, min(2048, Int((target * aspect).squareRoot().rounded(.up))))
         let rows = max(1, min(2048, Int((target / aspect).squareRoot().rounded(.up))))
@@ -219,9 +219,68 @@ struct PolygonLocator: Sendable {
     @inline(__always)
     func covers(_ x: Double, _ y: Double) -> Bool {
         guard x >= minX, x <= maxX, y >= minY, y <= maxY else { return false }
-        let state = storage.cells[cellIndex(x, y)]
+        let cell = cellIndex(x, y)
+        let state = storage.cells[cell]
         if state != Self.boundary { return state == Self.inside }
-        return stripeCovers(x, y)
+        return rowCovers(x, y, cell: cell)
+    }
+
+    /// The answer for a point in a boundary cell, from a ray along its raster row: the ray to the
+    /// right crosses edges listed in the boundary cells up to the first cell that is not a boundary
+    /// cell (an edge crossing further right would pass through that cell, which no edge comes near),
+    /// and from there on crosses as often as that cell's state says (odd inside, none past the last
+    /// column). So GEOS's count over those few edges, plus that cell's state, is GEOS's answer — the
+    /// stripe's whole width is not needed. An edge is listed in a run of adjacent cells of the row; it
+    /// counts in the first of them only. Falls back to the stripe on rows with very many edges.
+    @inline(__always)
+    private func rowCovers(_ x: Double, _ y: Double, cell: Int) -> Bool {
+        let cells = storage.cells, start = storage.cellEdgeStart, list = storage.cellEdges
+        let rowEnd = (cell / columns + 1) * columns
+        var stop = cell + 1
+        while stop < rowEnd && cells[stop] == Self.boundary { stop += 1 }
+        guard Int(start[stop] - start[cell]) <= 256 else { return stripeCovers(x, y) }
+        var crossings = stop < rowEnd && cells[stop] == Self.inside ? 1 : 0
+        return storage.edges.withUnsafeBufferPointer { e in
+            for k in cell..<stop {
+                // Both lists ascend by edge number: walk the previous cell's alongside, to skip edges
+                // already counted there.
+                var previous = k > cell ? Int(start[k - 1]) : 0
+                let previousEnd = k > cell ? Int(start[k]) : 0
+                for i in Int(start[k])..<Int(start[k + 1]) {
+                    let edge = list[i]
+                    while previous < previousEnd && list[previous] < edge { previous += 1 }
+                    if previous < previousEnd && list[previous] == edge { continue }
+                    let base = Int(edge) * 4
+                    switch Self.crossing(x, y, e[base], e[base + 1], e[base + 2], e[base + 3]) {
+                    case .onBoundary: return true
+                    case .crosses: crossings += 1
+                    case .none: break
+                    }
+                }
+            }
+            return crossings & 1 == 1
+        }
+    }
+
+    /// What one edge does to GEOS's ray-crossing count for a point.
+    private enum Crossing {
+        case none, crosses, onBoundary
+    }
+
+    /// GEOS's `RayCrossingCounter.countSegment` for one edge.
+    @inline(__always)
+    private static func crossing(_ x: Double, _ y: Double, _ x1: Double, _ y1: Double, _ x2: Double, _ y2: Double) -> Crossing {
+        if x1 < x && x2 < x { return .none }  // wholly left of the point
+        if x == x2 && y == y2 { return .onBoundary }  // on a vertex
+        if y1 == y && y2 == y {  // horizontal edge: on it, or not counted
+            return x >= min(x1, x2) && x <= max(x1, x2) ? .onBoundary : .none
+        }
+        // Upward edges include their start, downward edges their end.
+        guard (y1 > y && y2 <= y) || (y2 > y && y1 <= y) else { return .none }
+        var orientation = RobustOrientation.index(x1, y1, x2, y2, x, y)
+        if orientation == 0 { return .onBoundary }  // on the edge
+        if y2 < y1 { orientation = -orientation }
+        return orientation > 0 ? .crosses : .none
     }
 
     @inline(__always)
@@ -247,19 +306,10 @@ struct PolygonLocator: Sendable {
             stripeEdges.withUnsafeBufferPointer { list in
                 for i in Int(stripeStart[k])..<Int(stripeStart[k + 1]) {
                     let base = Int(list[i]) * 4
-                    let x1 = e[base], y1 = e[base + 1], x2 = e[base + 2], y2 = e[base + 3]
-                    if x1 < x && x2 < x { continue }  // wholly left of the point
-                    if x == x2 && y == y2 { return true }  // on a vertex
-                    if y1 == y && y2 == y {  // horizontal edge: on it, or not counted
-                        if x >= min(x1, x2) && x <= max(x1, x2) { return true }
-                        continue
-                    }
-                    // Upward edges include their start, downward edges their end.
-                    if (y1 > y && y2 <= y) || (y2 > y && y1 <= y) {
-                        var orientation = RobustOrientation.index(x1, y1, x2, y2, x, y)
-                        if orientation == 0 { return true }  // on the edge
-                        if y2 < y1 { orientation = -orientation }
-                        if orientation > 0 { crossings += 1 }
+                    switch crossing(x, y, e[base], e[base + 1], e[base + 2], e[base + 3]) {
+                    case .onBoundary: return true
+                    case .crosses: crossings += 1
+                    case .none: break
                     }
                 }
                 return crossings & 1 == 1

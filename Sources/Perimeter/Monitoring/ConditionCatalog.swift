@@ -208,6 +208,43 @@ struct ConditionCatalog: Sendable {
         for k in first..<candidates.count { sides.append(side(candidates[k], &frame)) }
     }
 
+    /// The geographic conditions covering `c` (boundary included, no margin), into `result`: the
+    /// stateless question, answered without collecting sides — entries of the point's cover-grid cell
+    /// known inside need no test, those known outside are skipped, and only crossed ones are tested.
+    @inline(__always)
+    func appendCovering(_ c: Coordinate, stamps: inout [UInt32], stamp: UInt32, candidates: inout [Int32],
+                        into result: inout [Int32]) {
+        var frame = FixFrame(c, margin: 0)
+        if !coverGrid.isEmpty {
+            for e in coverGrid.entries(at: c) where e.relation != .outside && !geographicRemoved[Int(e.condition)] {
+                if e.relation == .inside || covers(e.condition, &frame) { result.append(e.condition) }
+            }
+            let built = coverGrid.builtThrough, count = Int32(geographic.count)
+            for i in coverGrid.excluded where covers(i, &frame) { result.append(i) }
+            if built < count {
+                for i in built..<count where covers(i, &frame) { result.append(i) }
+            }
+            return
+        }
+        candidates.removeAll(keepingCapacity: true)
+        index.collect(around: c, margin: 0, stamps: &stamps, stamp: stamp, into: &candidates)
+        for i in candidates where covers(i, &frame) { result.append(i) }
+    }
+
+    /// Whether geographic condition `i` covers the frame's fix (boundary included).
+    /// (A polygon checks its own box first; a circle is checked by box before its exact test.)
+    @inline(__always)
+    private func covers(_ i: Int32, _ frame: inout FixFrame) -> Bool {
+        guard !geographicRemoved[Int(i)] else { return false }
+        let s = shapeSlots[Int(i)]
+        if s.isPolygon { return polygonShapes[Int(s.slot)].covers(frame.coordinate) }
+        let c = frame.coordinate
+        guard let box = index.boxes[Int(i)],
+              ConditionIndex.meets(box, BoundingBox(minLatitude: c.latitude, maxLatitude: c.latitude,
+                                                    minLongitude: c.longitude, maxLongitude: c.longitude)) else { return false }
+        return circleShapes[Int(s.slot)].side(&frame) == .inside
+    }
+
     @discardableResult
     mutating func remove(_ identifier: String) -> Bool {
         guard let entry = byIdentifier.removeValue(forKey: identifier) else { return false }

@@ -80,9 +80,11 @@ struct ConditionIndex: Sendable {
         var counts = [Int32](repeating: 0, count: rows * columns + 1)
         var placed: [(Int32, BoundingBox)] = []
         for (i, box) in present {
-            var cells = 0
-            box.forEachPieceWithinLongitudeRange { cells += cellCount($0) }
-            if cells > Self.maximumCellsPerCondition {
+            var cells = 0, pieces = 0
+            box.forEachPieceWithinLongitudeRange { cells += cellCount($0); pieces += 1 }
+            // A box running past ±180 has two pieces that may share a cell, where a single-cell query
+            // (which takes a cell's items as distinct) would see it twice: keep it in the checked list.
+            if cells > Self.maximumCellsPerCondition || pieces > 1 {
                 unindexed.append(i)
                 continue
             }

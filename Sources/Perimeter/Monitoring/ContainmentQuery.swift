@@ -6,7 +6,6 @@ public struct ContainmentQuery: Sendable {
     private var stamps: [UInt32] = []
     private var stamp: UInt32 = 0
     private var candidates: [Int32] = []
-    private var sides: [Side?] = []
 
     init(catalog: ConditionCatalog) {
         self.catalog = catalog
@@ -21,15 +20,15 @@ public struct ContainmentQuery: Sendable {
             stamp = 0
         }
         stamp += 1
-        candidates.removeAll(keepingCapacity: true)
-        sides.removeAll(keepingCapacity: true)
-        var frame = FixFrame(c, margin: 0)
-        catalog.collectSides(&frame, stamps: &stamps, stamp: stamp, candidates: &candidates, sides: &sides)
-        for (k, i) in candidates.enumerated() where sides[k] == .inside { result.append(i) }
+        catalog.appendCovering(c, stamps: &stamps, stamp: stamp, candidates: &candidates, into: &result)
     }
 }
 
 extension ContainmentQuery {
+    /// Whether the query has no cover grid (every condition too large for one) and uses the
+    /// condition index alone.
+    var isUsingConditionIndexOnly: Bool { catalog.coverGrid.isEmpty }
+
     /// Appends the positions (in addition order among beacon conditions) of the beacon conditions a
     /// sighted identity matches.
     public func conditions(matching identity: BeaconIdentity, into result: inout [Int32]) {

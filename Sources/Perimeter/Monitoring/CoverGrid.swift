@@ -125,6 +125,12 @@ struct CoverGrid: Sendable {
                 }
             }
         }
+        // A grid holding nothing (every condition too large for it) would only cost memory and a
+        // lookup per fix: leave it empty, so that queries use the condition index.
+        guard !flat.isEmpty else {
+            (rows, columns) = (0, 0)
+            return
+        }
         // Counting sort by cell.
         var start = [UInt32](repeating: 0, count: rows * columns + 1)
         for cell in cellOfEntry { start[Int(cell) + 1] += 1 }
