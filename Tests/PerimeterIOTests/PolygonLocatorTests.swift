@@ -297,15 +297,22 @@ import Testing
         Self.expectMatchesEveryConditionAlone(&engine, points: points)
     }
 
-    @Test func eachContainingConditionOnceWhenOnlyTheIndexHoldsThem() throws {
+    /// Conditions all too large for the grid: a few are checked directly, many through the index.
+    @Test(arguments: [2, 80])
+    func eachContainingConditionOnceWhenTheGridHoldsNothing(count: Int) throws {
         var engine = MonitoringEngine()
         try engine.add(Self.box(south: -50, north: 80, west: -170, east: 180.0000000000001), identifier: "overshoot")
         try engine.add(Self.box(south: -80, north: 10, west: -180, east: 20), identifier: "west")
         var rng = SplitMix64(seed: 22)
+        for i in 2..<count {
+            // Running past 180 keeps them out of the grid.
+            let south = Double.random(in: -80...0, using: &rng), west = Double.random(in: -170...0, using: &rng)
+            try engine.add(Self.box(south: south, north: south + 60, west: west, east: 180.0000000000001), identifier: "b\(i)")
+        }
         let points = (0..<5_000).map { _ in
             Coordinate(latitude: .random(in: -90...90, using: &rng), longitude: .random(in: -180...180, using: &rng))
         }
-        #expect(engine.makeContainmentQuery().isUsingConditionIndexOnly)
+        #expect(engine.makeContainmentQuery().isUsingConditionIndexOnly == (count > 64))
         Self.expectMatchesEveryConditionAlone(&engine, points: points)
     }
 }

@@ -102,7 +102,7 @@ struct PolygonLocator: Sendable {
 
         // Raster: about 4 cells per edge (at least 16 × 16, at most 2048 × 2048), shaped like the box.
         let width = max(maxX - minX, 1e-12)
-        let target = Double(min(max((edgeCount >= 512 ? 64 : 4) * edgeCount, 256), 1 << 22))
+        let target = Double(min(max((edgeCount >= 512 ? 256 : 4) * edgeCount, 256), 1 << 22))
         let aspect = width / height
         let columns = max(1, min(2048, Int((target * aspect).squareRoot().rounded(.up))))
         let rows = max(1, min(2048, Int((target / aspect).squareRoot().rounded(.up))))

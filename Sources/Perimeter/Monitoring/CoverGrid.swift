@@ -125,10 +125,19 @@ struct CoverGrid: Sendable {
                 }
             }
         }
-        // A grid holding nothing (every condition too large for it) would only cost memory and a
-        // lookup per fix: leave it empty, so that queries use the condition index.
+        // A grid holding nothing (every condition too large for it) would only cost memory: one
+        // empty cell, so that queries check the few excluded conditions directly — or, when there
+        // are many, no grid at all, so that they use the condition index.
         guard !flat.isEmpty else {
-            (rows, columns) = (0, 0)
+            guard excluded.count <= 64 else {
+                (rows, columns) = (0, 0)
+                return
+            }
+            (rows, columns) = (1, 1)
+            latitudeStep = area.maxLatitude - area.minLatitude
+            longitudeStep = area.maxLongitude - area.minLongitude
+            cellStart = [0, 0]
+            self.excluded = excluded
             return
         }
         // Counting sort by cell.
