@@ -133,7 +133,8 @@ import Testing
         }
         var fast = 0
         for line in lines {
-            guard let (device, observation) = FastFixDecoder.decode(Array(line.utf8)) else { continue }
+            guard let (range, observation) = FastFixDecoder.decode(Array(line.utf8)) else { continue }
+            let device = String(decoding: Array(line.utf8)[range], as: UTF8.self)
             fast += 1
             let expected = Self.general(line)
             #expect(expected?.device == device && expected?.observation == observation, "\(line)")
@@ -160,8 +161,10 @@ extension FastFixDecoderTests {
         // The general reader, line by line, is the oracle: decode each row through RecordFields.
         var fast = 0
         let columns = try #require(FastFixDecoder.CSVColumns(header: header))
+        var cells: [Range<Int>] = []
         for row in rows.dropFirst() {
-            guard let (device, observation) = FastFixDecoder.decodeCSV(Array(row.utf8), columns: columns) else { continue }
+            guard let (range, observation) = FastFixDecoder.decodeCSV(Array(row.utf8), columns: columns, cells: &cells) else { continue }
+            let device = String(decoding: Array(row.utf8)[range], as: UTF8.self)
             fast += 1
             guard case .success(let cells) = CSVRow.split(Array(row.utf8)) else { Issue.record("split \(row)"); continue }
             let fields = zip(header, cells).filter { !$0.1.isEmpty }.map { ($0.0, RecordFields.Value.text($0.1)) }
@@ -174,5 +177,129 @@ extension FastFixDecoderTests {
         var read = 0
         while let next = reader.next() { if case .success = next { read += 1 } }
         #expect(read >= fast)
+    }
+}
+
+/// The byte-level number reader against `strtod` (through `Double(String)`), its oracle: the same bits
+/// for every string, or the same refusal.
+@Suite struct DecimalNumberTests {
+    static func parse(_ text: String) -> Double? {
+        Array(text.utf8).withUnsafeBufferPointer { DecimalNumber.parse($0) }
+    }
+
+    static func oracle(_ text: String) -> Double? {
+        guard FastFixDecoder.isJSONNumber(Array(text.utf8).withUnsafeBufferPointer { $0 }),
+              let value = Double(text), value.isFinite else { return nil }
+        return value
+    }
+
+    static func expectSame(_ texts: [String]) {
+        var mismatches: [String] = []
+        for text in texts {
+            let got = parse(text), expected = oracle(text)
+            if got?.bitPattern != expected?.bitPattern { mismatches.append("\(text): \(String(describing: got)) vs \(String(describing: expected))") }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.count) of \(texts.count): \(mismatches.prefix(5))")
+    }
+
+    @Test func shortestFormsOfRandomDoubles() {
+        var rng = SplitMix64(seed: 31)
+        var texts: [String] = []
+        for _ in 0..<400_000 {
+            // Coordinates, accuracies, Unix times, and doubles of any size.
+            let value: Double
+            switch Int.random(in: 0..<4, using: &rng) {
+            case 0: value = .random(in: -180...180, using: &rng)
+            case 1: value = .random(in: 0...100, using: &rng)
+            case 2: value = .random(in: 1.7e9...1.8e9, using: &rng)
+            default: value = Double(bitPattern: rng.next() & ~(0x7FF << 52) | (UInt64.random(in: 900...1150, using: &rng) << 52))
+            }
+            texts.append("\(value)")
+            texts.append("\(value.nextUp)")
+        }
+        Self.expectSame(texts)
+    }
+
+    @Test func randomDigitStringsOfEveryLength() {
+        var rng = SplitMix64(seed: 32)
+        var texts: [String] = []
+        for _ in 0..<400_000 {
+            var text = Bool.random(using: &rng) ? "-" : ""
+            let whole = Int.random(in: 0...21, using: &rng)
+            text += whole == 0 ? "0" : String(Int.random(in: 1...9, using: &rng)) + String((1..<whole).map { _ in Character(String(Int.random(in: 0...9, using: &rng))) })
+            let fraction = Int.random(in: 0...24, using: &rng)
+            if fraction > 0 {
+                text += "." + String((0..<fraction).map { _ in Character(String(Int.random(in: 0...9, using: &rng))) })
+            }
+            if Int.random(in: 0..<4, using: &rng) == 0 { text += ["e", "E", "e+", "e-", "E-"].randomElement(using: &rng)! + String(Int.random(in: 0...40, using: &rng)) }
+            texts.append(text)
+        }
+        Self.expectSame(texts)
+    }
+
+    /// Decimal strings at, and cut short near, the halfway point between neighbouring doubles, where a
+    /// second rounding would go wrong: odd integers between 2⁵³ and 2⁵⁴, and the halfway points of
+    /// random doubles (exact in `Float80`) written out and cut to 19, 18 and 17 digits.
+    @Test func halfwayPointsBetweenDoubles() {
+        var rng = SplitMix64(seed: 33)
+        var texts: [String] = []
+        for _ in 0..<50_000 {
+            let odd = UInt64.random(in: (1 << 53)...(1 << 54), using: &rng) | 1
+            texts.append("\(odd)")
+            texts.append("\(odd / 2).5")
+            let d = [Double.random(in: 1...2, using: &rng), .random(in: -180...180, using: &rng), .random(in: 1e9...2e9, using: &rng)]
+                .randomElement(using: &rng)!
+            let half = "\(Float80(d) + Float80(d.ulp) / 2)"
+            texts.append(half)
+            for keep in [17, 18, 19, 20] {
+                var digits = 0
+                texts.append(String(half.prefix { c in
+                    if c.isNumber { digits += 1 }
+                    return digits <= keep
+                }))
+            }
+        }
+        texts += ["0", "-0", "0.0", "1e0", "0e-5", "1E+2", "9007199254740993", "9007199254740992.5", "123456789012345678901234567890",
+                  "0.1", "0.30000000000000004", "1.7976931348623157e308", "4.9e-324", "2.2250738585072014e-308", "1e400", "-1e400",
+                  "1.", ".5", "01", "-", "", "1e", "+1", "1e+", "0x10", "1_0", "١"]
+        Self.expectSame(texts)
+    }
+}
+
+@Suite struct DeviceNamesTests {
+    @Test func numbersNamesInOrderOfFirstAppearanceAndFindsThemAgain() {
+        var names = DeviceNames()
+        var rng = SplitMix64(seed: 41)
+        var expected: [String: Int32] = [:]
+        for _ in 0..<50_000 {
+            let name = ["d\(Int.random(in: 0..<5000, using: &rng))", "é\(Int.random(in: 0..<50, using: &rng))", "",
+                        String(repeating: "x", count: Int.random(in: 1..<80, using: &rng))].randomElement(using: &rng)!
+            let got = Array(name.utf8).withUnsafeBufferPointer { names.number($0) }
+            let want = expected[name] ?? Int32(expected.count)
+            expected[name] = want
+            #expect(got == want)
+        }
+        #expect(names.names.count == expected.count)
+        for (name, number) in expected { #expect(names.names[Int(number)] == name) }
+        #expect([UInt8]([0x64, 0xFF]).withUnsafeBufferPointer { names.number($0) } == nil)
+    }
+
+    @Test func theReaderNumbersDevicesOnBothPaths() throws {
+        // Fast-path fixes and general-path records (a sighting, an app record) share the numbering.
+        let path = try Fixture.write("""
+            {"type":"fix","device":"b","t":1,"lat":1,"lon":2,"accuracy":5}
+            {"type":"app","device":"a","t":2,"state":"foreground"}
+            {"type":"fix","device":"a","t":3,"lat":1,"lon":2,"accuracy":5}
+            {"type":"fix","device":"b","t":4,"lat":1,"lon":2,"accuracy":5,"speed":1}
+            {"type":"fix","device":"\\u0062","t":5,"lat":1,"lon":2,"accuracy":5}
+
+            """, named: "numbers.jsonl")
+        var reader = try ObservationReader(path: path)
+        var numbers: [String] = []
+        while let next = reader.next() {
+            let record = try next.get()
+            numbers.append("\(record.device)=\(record.deviceNumber)")
+        }
+        #expect(numbers == ["b=0", "a=1", "a=1", "b=0", "b=0"])
     }
 }

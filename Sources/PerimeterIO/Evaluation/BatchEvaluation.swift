@@ -67,6 +67,18 @@ public enum BatchEvaluation {
             }
         }
 
+        // The engine's number for each device, by the reader's number: no lookup by name per record.
+        var deviceIDs: [DeviceID?] = []
+        func deviceID(_ record: ObservationRecord, _ engine: inout MonitoringEngine) -> DeviceID {
+            let n = Int(record.deviceNumber)
+            guard n >= 0 else { return engine.deviceID(record.device) }
+            if n >= deviceIDs.count { deviceIDs += repeatElement(nil, count: n + 1 - deviceIDs.count) }
+            if let id = deviceIDs[n] { return id }
+            let id = engine.deviceID(record.device)
+            deviceIDs[n] = id
+            return id
+        }
+
         // Consecutive fixes go through the engine's batch path (same events, geometry computed cell
         // by cell); anything else, and the end, first flushes them. The text of a pending fix is kept
         // only when it may have to be quarantined.
@@ -103,7 +115,7 @@ public enum BatchEvaluation {
             switch next {
             case .success(let record):
                 if case .fix(let fix) = record.observation {
-                    pending.append(FixRecord(device: engine.deviceID(record.device), fix: fix, cause: record.line))
+                    pending.append(FixRecord(device: deviceID(record, &engine), fix: fix, cause: record.line))
                     if keepTexts { pendingTexts.append(observations.currentLineText) }
                     if pending.count >= Self.batchSize { try flush(&engine, outputs: &outputs) }
                     break

@@ -20,11 +20,12 @@ enum FastFixDecoder {
         var kind: Kind
     }
 
-    static func decode(_ line: [UInt8]) -> (device: String, observation: Observation)? {
+    /// The record, with the bytes of its device name (unvalidated: the caller checks them as UTF-8).
+    static func decode(_ line: [UInt8]) -> (device: Range<Int>, observation: Observation)? {
         line.withUnsafeBufferPointer { decode($0) }
     }
 
-    private static func decode(_ b: UnsafeBufferPointer<UInt8>) -> (device: String, observation: Observation)? {
+    private static func decode(_ b: UnsafeBufferPointer<UInt8>) -> (device: Range<Int>, observation: Observation)? {
         // Scan `{"key":value,...}` into at most 12 members.
         var members: (Member, Member, Member, Member, Member, Member, Member, Member, Member, Member, Member, Member)
         let empty = Member(key: 0..<0, value: 0..<0, kind: .literal)
@@ -87,7 +88,7 @@ enum FastFixDecoder {
             break
         }
 
-        return withUnsafeBytes(of: &members) { raw -> (String, Observation)? in
+        return withUnsafeBytes(of: &members) { raw -> (Range<Int>, Observation)? in
             let list = UnsafeBufferPointer(start: raw.baseAddress!.assumingMemoryBound(to: Member.self), count: count)
             func find(_ name: StaticString) -> Member? {
                 for m in list where m.key.count == name.utf8CodeUnitCount
@@ -99,19 +100,18 @@ enum FastFixDecoder {
             }
             func number(_ m: Member?) -> Double? {
                 guard let m, m.kind == .number else { return nil }
-                return parseDouble(UnsafeBufferPointer(rebasing: b[m.value]))
+                return DecimalNumber.parse(UnsafeBufferPointer(rebasing: b[m.value]))
             }
             guard let type = find("type"), type.kind == .string,
                   let deviceMember = find("device"), deviceMember.kind == .string, !deviceMember.value.isEmpty,
                   let t = find("t") else { return nil }
             let timeBytes = UnsafeBufferPointer(rebasing: b[t.value])
             guard let time = t.kind == .number ? RFC3339.parseUnixSeconds(timeBytes) : RFC3339.parse(timeBytes) else { return nil }
-            guard let device = String(validating: UnsafeBufferPointer(rebasing: b[deviceMember.value]), as: UTF8.self) else { return nil }
             if same(type.value, "fix") {
                 // Exactly the fields a plain fix has (extra optional fields: the general path).
                 guard count == 6, let lat = number(find("lat")), let lon = number(find("lon")),
                       let accuracy = number(find("accuracy")) else { return nil }
-                return (device, .fix(Fix(time: time, coordinate: Coordinate(latitude: lat, longitude: lon), horizontalAccuracy: accuracy)))
+                return (deviceMember.value, .fix(Fix(time: time, coordinate: Coordinate(latitude: lat, longitude: lon), horizontalAccuracy: accuracy)))
             }
             return nil
         }
@@ -131,39 +131,35 @@ enum FastFixDecoder {
     }
 
     /// The same fast path for a CSV row holding a plain fix: no quotes, the fix's six cells, every
-    /// other cell empty. `nil` for anything else (the general reader decodes it).
-    static func decodeCSV(_ line: [UInt8], columns: CSVColumns) -> (device: String, observation: Observation)? {
-        line.withUnsafeBufferPointer { b -> (String, Observation)? in
-            withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: columns.count) { cells -> (String, Observation)? in
-                var n = 0, start = 0
-                for i in 0...b.count {
-                    if i == b.count || b[i] == UInt8(ascii: ",") {
-                        guard n < columns.count else { return nil }
-                        cells[n] = start..<i
-                        n += 1
-                        start = i + 1
-                    } else if b[i] == UInt8(ascii: "\"") {
-                        return nil
-                    }
+    /// other cell empty. `nil` for anything else (the general reader decodes it). `cells` is scratch
+    /// space, reused from row to row.
+    static func decodeCSV(_ line: [UInt8], columns: CSVColumns,
+                          cells: inout [Range<Int>]) -> (device: Range<Int>, observation: Observation)? {
+        cells.removeAll(keepingCapacity: true)
+        return line.withUnsafeBufferPointer { b -> (Range<Int>, Observation)? in
+            var start = 0
+            for i in 0...b.count {
+                if i == b.count || b[i] == UInt8(ascii: ",") {
+                    guard cells.count < columns.count else { return nil }
+                    cells.append(start..<i)
+                    start = i + 1
+                } else if b[i] == UInt8(ascii: "\"") {
+                    return nil
                 }
-                guard n == columns.count else { return nil }
-                for k in 0..<n where !cells[k].isEmpty
-                    && k != columns.type && k != columns.device && k != columns.t && k != columns.lat
-                    && k != columns.lon && k != columns.accuracy { return nil }
-                func bytes(_ k: Int) -> UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: b[cells[k]]) }
-                func number(_ k: Int) -> Double? {
-                    isJSONNumber(bytes(k)) ? parseDouble(bytes(k)) : nil
-                }
-                let type = bytes(columns.type)
-                guard type.count == 3, type[0] == UInt8(ascii: "f"), type[1] == UInt8(ascii: "i"), type[2] == UInt8(ascii: "x"),
-                      !cells[columns.device].isEmpty,
-                      let device = String(validating: bytes(columns.device), as: UTF8.self),
-                      !cells[columns.t].isEmpty,
-                      let time = RFC3339.parseUnixSeconds(bytes(columns.t)) ?? RFC3339.parse(bytes(columns.t)),
-                      let lat = number(columns.lat), let lon = number(columns.lon), let accuracy = number(columns.accuracy)
-                else { return nil }
-                return (device, .fix(Fix(time: time, coordinate: Coordinate(latitude: lat, longitude: lon), horizontalAccuracy: accuracy)))
             }
+            guard cells.count == columns.count else { return nil }
+            for k in 0..<cells.count where !cells[k].isEmpty
+                && k != columns.type && k != columns.device && k != columns.t && k != columns.lat
+                && k != columns.lon && k != columns.accuracy { return nil }
+            func bytes(_ k: Int) -> UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: b[cells[k]]) }
+            func number(_ k: Int) -> Double? { DecimalNumber.parse(bytes(k)) }
+            let type = bytes(columns.type)
+            guard type.count == 3, type[0] == UInt8(ascii: "f"), type[1] == UInt8(ascii: "i"), type[2] == UInt8(ascii: "x"),
+                  !cells[columns.device].isEmpty, !cells[columns.t].isEmpty,
+                  let time = RFC3339.parseUnixSeconds(bytes(columns.t)) ?? RFC3339.parse(bytes(columns.t)),
+                  let lat = number(columns.lat), let lon = number(columns.lon), let accuracy = number(columns.accuracy)
+            else { return nil }
+            return (cells[columns.device], .fix(Fix(time: time, coordinate: Coordinate(latitude: lat, longitude: lon), horizontalAccuracy: accuracy)))
         }
     }
 
@@ -188,19 +184,5 @@ enum FastFixDecoder {
             guard digits() > 0 else { return false }
         }
         return i == n.count
-    }
-
-    /// `strtod` on a copy with a terminating NUL: the correctly rounded value, as `Double(String)`.
-    @inline(__always)
-    static func parseDouble(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
-        guard !bytes.isEmpty, bytes.count < 64 else { return nil }
-        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: bytes.count + 1) { buffer -> Double? in
-            for k in 0..<bytes.count { buffer[k] = CChar(bitPattern: bytes[k]) }
-            buffer[bytes.count] = 0
-            var end: UnsafeMutablePointer<CChar>?
-            let value = strtod(buffer.baseAddress!, &end)
-            guard end == buffer.baseAddress! + bytes.count, value.isFinite else { return nil }
-            return value
-        }
     }
 }

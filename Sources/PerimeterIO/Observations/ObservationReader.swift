@@ -10,6 +10,8 @@ public struct ObservationReader: ~Copyable {
     private var lines: LineReader
     private var csvHeader: [String]?
     private var csvFixColumns: FastFixDecoder.CSVColumns?
+    private var csvCells: [Range<Int>] = []
+    private var devices = DeviceNames()
     /// Set when the file itself is unusable (a bad CSV header): every later call returns `nil`,
     /// and the error returned is not one record's, so it cannot be quarantined.
     public private(set) var failed = false
@@ -64,18 +66,28 @@ public struct ObservationReader: ~Copyable {
         .failure(InputError(file: file, line: lines.lineNumber, field: field, message: message))
     }
 
-    private func decode(_ fields: RecordFields) -> Result<ObservationRecord, InputError> {
+    private mutating func decode(_ fields: RecordFields) -> Result<ObservationRecord, InputError> {
         do throws(ObservationProblem) {
             let (device, observation) = try ObservationDecoding.decode(fields)
-            return .success(ObservationRecord(device: device, observation: observation, line: lines.lineNumber))
+            return .success(ObservationRecord(device: device, observation: observation, line: lines.lineNumber,
+                                              deviceNumber: devices.number(device)))
         } catch {
             return failure(error.field, error.message)
         }
     }
 
-    private func decodeJSONLine() -> Result<ObservationRecord, InputError> {
-        if let (device, observation) = FastFixDecoder.decode(lines.line) {
-            return .success(ObservationRecord(device: device, observation: observation, line: lines.lineNumber))
+    /// A fast path's record, its device named by bytes of the current line; `nil` if they are not
+    /// UTF-8 (the general path then words the error).
+    private mutating func fastRecord(device: Range<Int>, _ observation: Observation) -> ObservationRecord? {
+        let number = lines.line.withUnsafeBufferPointer { devices.number(UnsafeBufferPointer(rebasing: $0[device])) }
+        guard let number else { return nil }
+        return ObservationRecord(device: devices.names[Int(number)], observation: observation, line: lines.lineNumber,
+                                 deviceNumber: number)
+    }
+
+    private mutating func decodeJSONLine() -> Result<ObservationRecord, InputError> {
+        if let (device, observation) = FastFixDecoder.decode(lines.line), let record = fastRecord(device: device, observation) {
+            return .success(record)
         }
         let value: JSONValue
         do {
@@ -113,10 +125,11 @@ public struct ObservationReader: ~Copyable {
         return nil
     }
 
-    private func decodeCSVLine() -> Result<ObservationRecord, InputError> {
+    private mutating func decodeCSVLine() -> Result<ObservationRecord, InputError> {
         guard let header = csvHeader else { preconditionFailure("header read first") }
-        if let columns = csvFixColumns, let (device, observation) = FastFixDecoder.decodeCSV(lines.line, columns: columns) {
-            return .success(ObservationRecord(device: device, observation: observation, line: lines.lineNumber))
+        if let columns = csvFixColumns, let (device, observation) = FastFixDecoder.decodeCSV(lines.line, columns: columns, cells: &csvCells),
+           let record = fastRecord(device: device, observation) {
+            return .success(record)
         }
         switch CSVRow.split(lines.line) {
         case .failure(let message):

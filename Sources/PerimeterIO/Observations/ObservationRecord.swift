@@ -6,11 +6,16 @@ public struct ObservationRecord: Sendable, Hashable {
     public var observation: Observation
     /// 1-based line in the file (for CSV the header is line 1).
     public var line: Int
+    /// The reader's number for the device: distinct names count from 0 in the order the reader first
+    /// met them (−1 when the record did not come from an `ObservationReader`). Lets a caller keep its
+    /// own per-device data in an array instead of looking the name up on every record.
+    public var deviceNumber: Int32
 
-    public init(device: String, observation: Observation, line: Int) {
+    public init(device: String, observation: Observation, line: Int, deviceNumber: Int32 = -1) {
         self.device = device
         self.observation = observation
         self.line = line
+        self.deviceNumber = deviceNumber
     }
 }
 
