@@ -1,4 +1,5 @@
 import Foundation
+import PerimeterTestSupport
 import Testing
 @testable import Perimeter
 @testable import PerimeterIO
@@ -129,5 +130,66 @@ import Testing
         #expect(record.lastEvent == last)
         #expect(record.state == last.state)
         #expect(await monitor.record(for: "nope") == nil)
+    }
+}
+
+extension EndToEndTests {
+    /// The pipelined batch path (fixes applied on a worker while the next batch is read) against one
+    /// record at a time: the same event lines and the same quarantine lines, in the same order, over
+    /// several batches with bad records (out of order, bad values) and other records among them.
+    @Test func pipelinedBatchesEqualOneRecordAtATime() throws {
+        var rng = SplitMix64(seed: 51)
+        var lines: [String] = []
+        var time = [Int](repeating: 1_772_352_000, count: 40)
+        for k in 0..<30_000 {
+            let d = Int.random(in: 0..<40, using: &rng)
+            time[d] += Int.random(in: 1...20, using: &rng)
+            let lat = 48.853 + .random(in: -0.01...0.01, using: &rng), lon = 2.349 + .random(in: -0.015...0.015, using: &rng)
+            switch k % 997 {
+            case 13: lines.append(#"{"type":"fix","device":"d\#(d)","t":\#(time[d] - 500),"lat":\#(lat),"lon":\#(lon),"accuracy":5}"#)
+            case 512: lines.append(#"{"type":"fix","device":"d\#(d)","t":\#(time[d]),"lat":95,"lon":\#(lon),"accuracy":5}"#)
+            case 700: lines.append(#"{"type":"app","device":"d\#(d)","t":\#(time[d]),"state":"background"}"#)
+            default: lines.append(#"{"type":"fix","device":"d\#(d)","t":\#(time[d]),"lat":\#(lat),"lon":\#(lon),"accuracy":\#(Int.random(in: 5...80, using: &rng))}"#)
+            }
+        }
+        let input = try Fixture.write(lines.joined(separator: "\n") + "\n", named: "pipelined.jsonl")
+
+        var engine = try Fixture.engine("city/conditions.geojson")
+        var reader = try ObservationReader(path: input)
+        let out = Fixture.temporaryPath("pipelined-events.jsonl"), bad = Fixture.temporaryPath("pipelined-bad.jsonl")
+        var outputs = BatchEvaluation.Outputs(events: try BufferedOutput(path: out), quarantine: try BufferedOutput(path: bad))
+        let summary = try BatchEvaluation.run(engine: &engine, observations: &reader, outputs: &outputs, badRecords: .quarantine)
+        _ = consume outputs
+
+        var oracle = try Fixture.engine("city/conditions.geojson")
+        var again = try ObservationReader(path: input)
+        var expectedEvents = "", expectedBad = "", events: [MonitorEvent] = []
+        while let next = again.next() {
+            switch next {
+            case .success(let record):
+                events.removeAll()
+                do throws(ObservationProblem) {
+                    try oracle.process(record.observation, device: record.device, cause: record.line, into: &events)
+                } catch {
+                    for event in events { expectedEvents += EventEncoding.jsonLine(event) }
+                    events.removeAll()
+                    expectedBad += QuarantineEncoding.jsonLine(InputError(file: again.file, line: record.line, field: error.field,
+                                                                          message: error.message), record: again.currentLineText)
+                }
+                for event in events { expectedEvents += EventEncoding.jsonLine(event) }
+            case .failure(let error):
+                expectedBad += QuarantineEncoding.jsonLine(error, record: again.currentLineText)
+            }
+        }
+        events.removeAll()
+        oracle.finish(into: &events)
+        for event in events { expectedEvents += EventEncoding.jsonLine(event) }
+
+        #expect(summary.rejected == 61)  // 31 out of order, 30 bad latitudes
+        #expect(summary.recordsRead == 30_000)
+        #expect(try String(contentsOfFile: bad, encoding: .utf8) == expectedBad)
+        let got = try String(contentsOfFile: out, encoding: .utf8)
+        #expect(got == expectedEvents)
+        #expect(got.split(separator: "\n").count > 1000)
     }
 }

@@ -1,3 +1,4 @@
+import Dispatch
 import Perimeter
 
 /// Evaluates a recorded stream: reads records one at a time, feeds the engine, writes each event as
@@ -69,45 +70,83 @@ public enum BatchEvaluation {
 
         // The engine's number for each device, by the reader's number: no lookup by name per record.
         var deviceIDs: [DeviceID?] = []
-        func deviceID(_ record: ObservationRecord, _ engine: inout MonitoringEngine) -> DeviceID {
-            let n = Int(record.deviceNumber)
-            guard n >= 0 else { return engine.deviceID(record.device) }
+        func deviceID(number: Int32, name: String, _ engine: inout MonitoringEngine) -> DeviceID {
+            let n = Int(number)
+            guard n >= 0 else { return engine.deviceID(name) }
             if n >= deviceIDs.count { deviceIDs += repeatElement(nil, count: n + 1 - deviceIDs.count) }
             if let id = deviceIDs[n] { return id }
-            let id = engine.deviceID(record.device)
+            let id = engine.deviceID(name)
             deviceIDs[n] = id
             return id
         }
 
         // Consecutive fixes go through the engine's batch path (same events, geometry computed cell
-        // by cell); anything else, and the end, first flushes them. The text of a pending fix is kept
-        // only when it may have to be quarantined.
-        var pending: [FixRecord] = []
+        // by cell), on another thread while this one reads the next batch: the engine is handed to
+        // the job and back (swapped, never shared), and the job's events are written before anything
+        // after them. Anything but a fix, and the end, first drains the job and the pending fixes.
+        // The text of a pending fix is kept only when it may have to be quarantined.
+        var pending: [(device: Int32, name: String, fix: Fix, cause: Int)] = []
         var pendingTexts: [String] = []
         let keepTexts = badRecords == .quarantine
-        func flush(_ engine: inout MonitoringEngine, outputs: inout Outputs) throws(InputError) {
-            var from = 0
-            while from < pending.count {
-                events.removeAll(keepingCapacity: true)
-                var refused: BatchProblem?
-                do throws(BatchProblem) {
-                    try engine.process(from == 0 ? pending : Array(pending[from...]), into: &events)
-                } catch {
-                    refused = error
-                }
-                try write(events, &engine, outputs: &outputs)
-                if let error = refused {
+        let job = BatchJob(engine: MonitoringEngine(policy: engine.policy))
+        var jobRunning = false
+
+        /// Applies `batch` from `from` on, in this thread; a refused fix is rejected and the rest goes on.
+        func process(_ batch: [FixRecord], from start: Int, texts: [String], refusedAt firstRefusal: BatchProblem?,
+                     _ engine: inout MonitoringEngine, outputs: inout Outputs) throws(InputError) {
+            var from = start, refusal = firstRefusal
+            while true {
+                if let error = refusal {
                     let bad = from + error.index
-                    try reject(InputError(file: observations.file, line: pending[bad].cause, field: error.problem.field,
+                    try reject(InputError(file: observations.file, line: batch[bad].cause, field: error.problem.field,
                                           message: error.problem.message),
-                               text: keepTexts ? pendingTexts[bad] : "", outputs: &outputs)
+                               text: keepTexts ? texts[bad] : "", outputs: &outputs)
                     from = bad + 1
                 } else {
-                    from = pending.count
+                    return
                 }
+                guard from < batch.count else { return }
+                events.removeAll(keepingCapacity: true)
+                refusal = nil
+                do throws(BatchProblem) {
+                    try engine.process(Array(batch[from...]), into: &events)
+                } catch {
+                    refusal = error
+                }
+                try write(events, &engine, outputs: &outputs)
             }
+        }
+
+        /// Waits for the running job, takes the engine back and writes what the job produced.
+        func join(_ engine: inout MonitoringEngine, outputs: inout Outputs) throws(InputError) {
+            guard jobRunning else { return }
+            job.done.wait()
+            jobRunning = false
+            swap(&engine, &job.engine)
+            try write(job.events, &engine, outputs: &outputs)
+            try process(job.batch, from: 0, texts: job.texts, refusedAt: job.refusal, &engine, outputs: &outputs)
+        }
+
+        /// Hands the pending fixes to a new job (after the previous one).
+        func dispatch(_ engine: inout MonitoringEngine, outputs: inout Outputs) throws(InputError) {
+            try join(&engine, outputs: &outputs)
+            guard !pending.isEmpty else { return }
+            job.batch.removeAll(keepingCapacity: true)
+            for p in pending {
+                job.batch.append(FixRecord(device: deviceID(number: p.device, name: p.name, &engine), fix: p.fix, cause: p.cause))
+            }
+            swap(&job.texts, &pendingTexts)
             pending.removeAll(keepingCapacity: true)
             pendingTexts.removeAll(keepingCapacity: true)
+            swap(&engine, &job.engine)
+            jobRunning = true
+            job.start()
+        }
+
+        /// Everything pending applied and written.
+        func drain(_ engine: inout MonitoringEngine, outputs: inout Outputs) throws(InputError) {
+            try dispatch(&engine, outputs: &outputs)
+            try join(&engine, outputs: &outputs)
         }
 
         while let next = observations.next() {
@@ -115,12 +154,12 @@ public enum BatchEvaluation {
             switch next {
             case .success(let record):
                 if case .fix(let fix) = record.observation {
-                    pending.append(FixRecord(device: deviceID(record, &engine), fix: fix, cause: record.line))
+                    pending.append((record.deviceNumber, record.device, fix, record.line))
                     if keepTexts { pendingTexts.append(observations.currentLineText) }
-                    if pending.count >= Self.batchSize { try flush(&engine, outputs: &outputs) }
+                    if pending.count >= Self.batchSize { try dispatch(&engine, outputs: &outputs) }
                     break
                 }
-                try flush(&engine, outputs: &outputs)
+                try drain(&engine, outputs: &outputs)
                 events.removeAll(keepingCapacity: true)
                 do throws(ObservationProblem) {
                     try engine.process(record.observation, device: record.device, cause: record.line, into: &events)
@@ -133,7 +172,7 @@ public enum BatchEvaluation {
                 }
                 try write(events, &engine, outputs: &outputs)
             case .failure(let error):
-                try flush(&engine, outputs: &outputs)
+                try drain(&engine, outputs: &outputs)
                 try reject(error, text: observations.currentLineText, outputs: &outputs)
             }
             if summary.recordsRead & 4095 == 0 {
@@ -145,7 +184,7 @@ public enum BatchEvaluation {
                 }
             }
         }
-        try flush(&engine, outputs: &outputs)
+        try drain(&engine, outputs: &outputs)
         events.removeAll(keepingCapacity: true)
         engine.finish(into: &events)
         try write(events, &engine, outputs: &outputs)
@@ -156,6 +195,36 @@ public enum BatchEvaluation {
         summary.requests = engine.requestOutcomes
         summary.elapsedSeconds = (clock.now - start).seconds
         return summary
+    }
+}
+
+/// One batch of fixes applied on a worker thread, with the engine handed to it for the time.
+///
+/// `@unchecked Sendable`: the evaluating thread and the worker never touch it at the same time — the
+/// evaluating thread fills it, starts it, and reads it again only after `done` is signalled.
+final class BatchJob: @unchecked Sendable {
+    var engine: MonitoringEngine
+    var batch: [FixRecord] = []
+    var texts: [String] = []
+    var events: [MonitorEvent] = []
+    var refusal: BatchProblem?
+    let done = DispatchSemaphore(value: 0)
+
+    init(engine: MonitoringEngine) {
+        self.engine = engine
+    }
+
+    func start() {
+        DispatchQueue.global().async { [self] in
+            events.removeAll(keepingCapacity: true)
+            refusal = nil
+            do throws(BatchProblem) {
+                try engine.process(batch, into: &events)
+            } catch {
+                refusal = error
+            }
+            done.signal()
+        }
     }
 }
 
