@@ -122,6 +122,50 @@ func locateAll(_ query: inout ContainmentQuery, _ lat: [Double], _ lon: [Double]
 let clock = ContinuousClock()
 func seconds(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18 }
 
+/// Latency percentiles (µs) of one fix at a time: through `MonitoringEngine.process` directly and
+/// through the `Monitor` actor, on the mixed workload (the fixes in stream order, after a warm-up).
+func monitorLatency(_ conditions: [Condition], _ fixes: Fixes, policy: MonitoringPolicy, count: Int) async {
+    func percentiles(_ samples: [Double]) -> String {
+        let s = samples.sorted()
+        func p(_ q: Double) -> Double { s[min(s.count - 1, Int(Double(s.count) * q))] * 1e6 }
+        return String(format: "p50 %.2f µs, p90 %.2f µs, p99 %.2f µs, p99.9 %.2f µs", p(0.5), p(0.9), p(0.99), p(0.999))
+    }
+    func fix(_ i: Int) -> Fix {
+        Fix(time: Timestamp(nanosecondsSinceEpoch: fixes.t[i]), coordinate: Coordinate(latitude: fixes.lat[i], longitude: fixes.lon[i]),
+            horizontalAccuracy: fixes.accuracy[i])
+    }
+    let warm = min(fixes.count / 2, 100_000), n = min(count, fixes.count - warm)
+    var engine = MonitoringEngine(policy: policy)
+    for (i, c) in conditions.enumerated() { try! engine.add(c, identifier: "k\(i)") }
+    engine.prepare()
+    let ids = (0..<(Int(fixes.device.max() ?? 0) + 1)).map { engine.deviceID("d\($0)") }
+    var events: [MonitorEvent] = []
+    for i in 0..<warm { try! engine.process(.fix(fix(i)), device: ids[Int(fixes.device[i])], cause: i, into: &events); events.removeAll() }
+    var samples: [Double] = []
+    samples.reserveCapacity(n)
+    for i in warm..<(warm + n) {
+        let f = fix(i), d = ids[Int(fixes.device[i])]
+        let start = clock.now
+        try! engine.process(.fix(f), device: d, cause: i, into: &events)
+        samples.append(seconds(clock.now - start))
+        events.removeAll(keepingCapacity: true)
+    }
+    print("engine.process one fix: \(percentiles(samples))")
+
+    let monitor = Monitor(name: "bench", policy: policy)
+    for (i, c) in conditions.enumerated() { try! await monitor.add(c, identifier: "k\(i)") }
+    let names = (0..<ids.count).map { "d\($0)" }
+    for i in 0..<warm { _ = try! await monitor.process(.fix(fix(i)), device: names[Int(fixes.device[i])]) }
+    samples.removeAll(keepingCapacity: true)
+    for i in warm..<(warm + n) {
+        let f = fix(i), name = names[Int(fixes.device[i])]
+        let start = clock.now
+        _ = try! await monitor.process(.fix(f), device: name)
+        samples.append(seconds(clock.now - start))
+    }
+    print("Monitor.process one fix (await from outside the actor): \(percentiles(samples))")
+}
+
 var arguments = Array(CommandLine.arguments.dropFirst())
 var repeatCount = 1
 var threads = 1
@@ -135,6 +179,13 @@ if let r = arguments.firstIndex(of: "--repeat"), r + 1 < arguments.count {
 }
 guard arguments.count >= 2 else { die("usage: perimeter-bench MODE WORKDIR [NAME] [--repeat R]") }
 let mode = arguments[0], work = arguments[1]
+if mode == "monitor" {
+    var policy = MonitoringPolicy()
+    policy.defaultAssumption = .unsatisfied
+    await monitorLatency(circles(work) + geojson("\(work)/polygons.geojson"), Fixes("\(work)/fixes.bin"), policy: policy,
+                         count: 200_000)
+    exit(0)
+}
 let stateful = mode.hasSuffix("-state")
 let baseMode = stateful ? String(mode.dropLast(6)) : mode
 

@@ -29,7 +29,7 @@ public enum BatchEvaluation {
     }
 
     /// Fixes handed to the engine's batch path at once.
-    static let batchSize = 8192
+    static let batchSize = 65536
 
     /// Runs the whole stream.
     ///
