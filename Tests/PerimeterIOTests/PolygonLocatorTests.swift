@@ -209,6 +209,8 @@ import Testing
         _ = engine.makeContainmentQuery()  // builds the index and the grid
         let catalog = engine.catalog
         #expect(!catalog.coverGrid.isEmpty)
+        // Built on several threads, the grid is the same.
+        #expect(CoverGrid(shapes: catalog, threads: 3) == catalog.coverGrid)
         var stamps = [UInt32](repeating: 0, count: 400)
         var mismatches: [String] = []
         var decidedByGrid = 0

@@ -155,7 +155,8 @@ struct ConditionCatalog: Sendable {
 
     /// Lays the index out anew when enough conditions were added since it was built (they are checked
     /// one by one until then). The engine calls it before evaluating records.
-    mutating func prepareIndex(force: Bool = false) {
+    /// - Parameter threads: threads that may build the cover grid.
+    mutating func prepareIndex(force: Bool = false, threads: Int = 1) {
         if beaconMatcherIsStale {
             beaconMatcher = BeaconMatcher(beacons)
             beaconMatcherIsStale = false
@@ -163,7 +164,7 @@ struct ConditionCatalog: Sendable {
         if index.needsRebuild || (force && index.hasUnindexed) { index.rebuild() }
         let pending = geographic.count - Int(coverGrid.builtThrough)
         if (pending > 32 && pending * 256 > geographic.count) || (force && pending > 0) {
-            coverGrid = CoverGrid(shapes: self)
+            coverGrid = CoverGrid(shapes: self, threads: threads)
         }
     }
 

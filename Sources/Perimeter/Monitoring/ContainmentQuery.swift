@@ -39,7 +39,7 @@ extension ContainmentQuery {
 extension MonitoringEngine {
     /// A stateless containment query over the conditions monitored now.
     public mutating func makeContainmentQuery() -> ContainmentQuery {
-        catalog.prepareIndex(force: true)
+        catalog.prepareIndex(force: true, threads: batchThreads)
         return ContainmentQuery(catalog: catalog)
     }
 

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 
 /// A fine grid over the geographic conditions in which every cell lists the conditions within
@@ -9,8 +10,8 @@ import Foundation
 /// from its boundary, is confidently inside. Only crossed cells (and cells closer to the boundary
 /// than the margin) fall back to the exact predicates. Conditions too large for the grid, and those
 /// added since it was built, are listed separately and tested the ordinary way.
-struct CoverGrid: Sendable {
-    struct Entry: Sendable {
+struct CoverGrid: Sendable, Equatable {
+    struct Entry: Sendable, Equatable {
         var condition: Int32
         var relation: Relation
         /// Metres every point of the cell keeps from the boundary (0 when crossed).
@@ -42,7 +43,8 @@ struct CoverGrid: Sendable {
     /// An empty grid (nothing built yet).
     init() {}
 
-    init(shapes catalog: ConditionCatalog, reach: Double = 100) {
+    /// - Parameter threads: threads that classify the cells (runs of conditions each).
+    init(shapes catalog: ConditionCatalog, reach: Double = 100, threads: Int = 1) {
         self.reach = reach
         let count = catalog.geographic.count
         builtThrough = Int32(count)
@@ -94,36 +96,52 @@ struct CoverGrid: Sendable {
                     Coordinate(latitude: cell.maxLatitude, longitude: cell.minLongitude)]
                 .map { Geodesy.distance(centre, $0) }.max()! * 1.01 + 0.01
         }
-        // Per condition, the cells within reach, classified.
+        // Per condition, the cells within reach, classified: runs of conditions on `threads` threads,
+        // concatenated in condition order (so each cell lists its conditions in ascending order).
+        let runCount = max(1, min(threads * 8, count / 64))
+        let runs = (0..<runCount).map { k in
+            CoverRun(start: count * k / runCount, end: count * (k + 1) / runCount) {
+                [minLatitude, minLongitude, latitudeStep, longitudeStep, rows, columns, reach, area] run, i in
+                guard !catalog.geographicRemoved[i] else { return }
+                let box = Geodesy.expanded(catalog.boundingBox(Int32(i)), metres: reach)
+                guard box.minLongitude >= minLongitude, box.maxLongitude <= area.maxLongitude,
+                      box.minLatitude >= minLatitude, box.maxLatitude <= area.maxLatitude else {
+                    run.excluded.append(Int32(i))
+                    return
+                }
+                let r0 = Self.index(box.minLatitude, minLatitude, latitudeStep, rows)
+                let r1 = Self.index(box.maxLatitude, minLatitude, latitudeStep, rows)
+                let c0 = Self.index(box.minLongitude, minLongitude, longitudeStep, columns)
+                let c1 = Self.index(box.maxLongitude, minLongitude, longitudeStep, columns)
+                guard (r1 - r0 + 1) * (c1 - c0 + 1) <= Self.maximumCellsPerCondition else {
+                    run.excluded.append(Int32(i))
+                    return
+                }
+                for r in r0...r1 {
+                    for c in c0...c1 {
+                        let cell = Self.cellBox(r, c, minLatitude, minLongitude, latitudeStep, longitudeStep)
+                        var (relation, clearance) = catalog.relation(Int32(i), to: cell, halfDiagonal: halfDiagonals[r], reach: reach)
+                        if relation == .outside && clearance > reach { continue }
+                        // A point rounding into the cell from a hair outside it is still this far away.
+                        if clearance < 0.001 { relation = .crossed; clearance = 0 }
+                        run.entries.append(Entry(condition: Int32(i), relation: relation, clearance: Float(clearance).nextDown))
+                        run.cellOfEntry.append(Int32(r * columns + c))
+                    }
+                }
+            }
+        }
+        if threads > 1 {
+            DispatchQueue.concurrentPerform(iterations: runs.count) { k in runs[k].classify() }
+        } else {
+            for run in runs { run.classify() }
+        }
         var cellOfEntry: [Int32] = []
         var flat: [Entry] = []
         var excluded: [Int32] = []
-        for i in 0..<count where !catalog.geographic[i].isRemoved {
-            let box = Geodesy.expanded(catalog.boundingBox(Int32(i)), metres: reach)
-            guard box.minLongitude >= minLongitude, box.maxLongitude <= area.maxLongitude,
-                  box.minLatitude >= minLatitude, box.maxLatitude <= area.maxLatitude else {
-                excluded.append(Int32(i))
-                continue
-            }
-            let r0 = Self.index(box.minLatitude, minLatitude, latitudeStep, rows)
-            let r1 = Self.index(box.maxLatitude, minLatitude, latitudeStep, rows)
-            let c0 = Self.index(box.minLongitude, minLongitude, longitudeStep, columns)
-            let c1 = Self.index(box.maxLongitude, minLongitude, longitudeStep, columns)
-            guard (r1 - r0 + 1) * (c1 - c0 + 1) <= Self.maximumCellsPerCondition else {
-                excluded.append(Int32(i))
-                continue
-            }
-            for r in r0...r1 {
-                for c in c0...c1 {
-                    let cell = Self.cellBox(r, c, minLatitude, minLongitude, latitudeStep, longitudeStep)
-                    var (relation, clearance) = catalog.relation(Int32(i), to: cell, halfDiagonal: halfDiagonals[r], reach: reach)
-                    if relation == .outside && clearance > reach { continue }
-                    // A point rounding into the cell from a hair outside it is still this far away.
-                    if clearance < 0.001 { relation = .crossed; clearance = 0 }
-                    flat.append(Entry(condition: Int32(i), relation: relation, clearance: Float(clearance).nextDown))
-                    cellOfEntry.append(Int32(r * columns + c))
-                }
-            }
+        for run in runs {
+            cellOfEntry += run.cellOfEntry
+            flat += run.entries
+            excluded += run.excluded
         }
         // A grid holding nothing (every condition too large for it) would only cost memory: one
         // empty cell, so that queries check the few excluded conditions directly — or, when there
@@ -186,5 +204,25 @@ struct CoverGrid: Sendable {
         guard r < rows, col < columns else { return entries[0..<0] }
         let cell = r * columns + col
         return entries[Int(cellStart[cell])..<Int(cellStart[cell + 1])]
+    }
+}
+
+/// One run of conditions' cover-grid entries, classified by one thread.
+///
+/// `@unchecked Sendable`: each run is written by exactly one thread inside `CoverGrid.init`, and read
+/// only after every thread has finished.
+private final class CoverRun: @unchecked Sendable {
+    let start: Int, end: Int
+    let body: @Sendable (CoverRun, Int) -> Void
+    var entries: [CoverGrid.Entry] = []
+    var cellOfEntry: [Int32] = []
+    var excluded: [Int32] = []
+
+    init(start: Int, end: Int, body: @escaping @Sendable (CoverRun, Int) -> Void) {
+        (self.start, self.end, self.body) = (start, end, body)
+    }
+
+    func classify() {
+        for i in start..<end { body(self, i) }
     }
 }

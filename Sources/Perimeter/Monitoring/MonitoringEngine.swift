@@ -46,7 +46,7 @@ public struct MonitoringEngine: Sendable {
     /// Lays out the condition indexes now rather than at the next record, so that the first record
     /// after a large addition does not pay for it (the engine calls it itself when it must).
     public mutating func prepare() {
-        catalog.prepareIndex(force: true)
+        catalog.prepareIndex(force: true, threads: batchThreads)
     }
 
     /// Identifiers of the monitored conditions, in the order they were added.
@@ -111,7 +111,7 @@ public struct MonitoringEngine: Sendable {
         try Self.validate(observation)
         let time = observation.time
         let di = Int(device.index)
-        catalog.prepareIndex()
+        catalog.prepareIndex(threads: batchThreads)
         try devices[di].beginRecord(at: time, cause: cause, catalog: catalog, policy: policy, events: &events)
         let isAuthorizationRecord: Bool
         switch observation {
@@ -169,7 +169,7 @@ public struct MonitoringEngine: Sendable {
     /// condition data is read while it is still in cache; the per-device state machines then run in
     /// record order. A refused fix stops the batch there, as sequential calls would.
     public mutating func process(_ batch: [FixRecord], into events: inout [MonitorEvent]) throws(BatchProblem) {
-        catalog.prepareIndex()
+        catalog.prepareIndex(threads: batchThreads)
         scratch.batchOrder.removeAll(keepingCapacity: true)
         for (k, record) in batch.enumerated() {
             let key = record.fix.isValid ? UInt64(catalog.coverGrid.sortKey(record.fix.coordinate)) : UInt64(UInt32.max)
@@ -297,8 +297,8 @@ public struct MonitoringEngine: Sendable {
         for outcome in outcomes { requestOutcomes[outcome, default: 0] += 1 }
     }
 
-    /// Threads the batch path may use (1: the caller's thread only): for the stateless geometry, and
-    /// for the state machines, sharded by device.
+    /// Threads the batch path may use (1: the caller's thread only): for the stateless geometry, for
+    /// the state machines, sharded by device, and for building the cover grid.
     public var batchThreads = 1
 
     /// What became of the authorization requests so far (SPEC §3: a request made when the app is not
