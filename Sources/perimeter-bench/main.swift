@@ -3,7 +3,8 @@
 // `perimeter-bench MODE WORKDIR [NAME] [--repeat R]`).
 //
 // Modes: circles | polygons | mixed | single NAME | beacons — stateless containment through the
-// engine's index and exact predicates, hash-checked against the peers; and circles-state |
+// engine's index and exact predicates (the batch query, or one call per point with --per-point),
+// hash-checked against the peers; and circles-state |
 // polygons-state | mixed-state | beacons-state — the same records through the stateful engine
 // (accuracy margins, per-device state machines, events), whose JSON line carries the stateless
 // containment hash (computed in a separate pass) so that the comparison still checks agreement.
@@ -119,6 +120,18 @@ func locateAll(_ query: inout ContainmentQuery, _ lat: [Double], _ lon: [Double]
     return (containments, hash)
 }
 
+/// The same through the batch query: all points in one call, in cell order inside it.
+func locateBatch(_ query: inout ContainmentQuery, _ lat: [Double], _ lon: [Double]) -> (Int, UInt64) {
+    let points = lat.indices.map { Coordinate(latitude: lat[$0], longitude: lon[$0]) }
+    var conditions: [Int32] = [], offsets: [Int] = []
+    query.conditions(containing: points, conditions: &conditions, offsets: &offsets)
+    var hash: UInt64 = 0
+    for i in lat.indices {
+        for j in conditions[offsets[i]..<offsets[i + 1]] { hash &+= UInt64(i) &* 1_000_003 &+ UInt64(j) }
+    }
+    return (conditions.count, hash)
+}
+
 let clock = ContinuousClock()
 func seconds(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18 }
 
@@ -173,11 +186,14 @@ if let r = arguments.firstIndex(of: "--threads"), r + 1 < arguments.count {
     threads = Int(arguments[r + 1]) ?? 1
     arguments.removeSubrange(r...(r + 1))
 }
+// One query call per point instead of the batch query (P1's way; the default is P2's, all at once).
+let perPoint = arguments.contains("--per-point")
+arguments.removeAll { $0 == "--per-point" }
 if let r = arguments.firstIndex(of: "--repeat"), r + 1 < arguments.count {
     repeatCount = Int(arguments[r + 1]) ?? 1
     arguments.removeSubrange(r...(r + 1))
 }
-guard arguments.count >= 2 else { die("usage: perimeter-bench MODE WORKDIR [NAME] [--repeat R]") }
+guard arguments.count >= 2 else { die("usage: perimeter-bench MODE WORKDIR [NAME] [--repeat R] [--threads T] [--per-point]") }
 let mode = arguments[0], work = arguments[1]
 if mode == "monitor" {
     var policy = MonitoringPolicy()
@@ -268,7 +284,7 @@ if baseMode == "beacons" {
     records = lat.count
     for _ in 0..<repeatCount {
         let start = clock.now
-        (containments, hash) = locateAll(&query, lat, lon)
+        (containments, hash) = perPoint ? locateAll(&query, lat, lon) : locateBatch(&query, lat, lon)
         if !stateful { best = min(best, seconds(clock.now - start)) }
     }
     if stateful {

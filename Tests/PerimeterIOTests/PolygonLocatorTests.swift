@@ -318,3 +318,47 @@ import Testing
         Self.expectMatchesEveryConditionAlone(&engine, points: points)
     }
 }
+
+extension ContainmentQueryTests {
+    /// The batch query (points taken in cell order) gives each point exactly the one-point answer,
+    /// with and without a cover grid, and for points that are not positions at all.
+    @Test(arguments: [true, false])
+    func batchQueryEqualsOnePointAtATime(withGrid: Bool) throws {
+        var rng = SplitMix64(seed: 23)
+        var engine = MonitoringEngine()
+        let origin = Coordinate(latitude: 48.85, longitude: 2.35)
+        if withGrid {
+            for i in 0..<(2 * ContainmentQuery.polygonsWorthSorting + 100) {
+                let c = Coordinate(latitude: origin.latitude + .random(in: -0.03...0.03, using: &rng),
+                                   longitude: origin.longitude + .random(in: -0.05...0.05, using: &rng))
+                if i % 2 == 0 {
+                    try engine.add(.circle(CircularGeographicCondition(center: c, radius: .random(in: 30...600, using: &rng))), identifier: "c\(i)")
+                } else {
+                    try engine.add(.polygon(PolygonalGeographicCondition(polygons: [PolygonLocatorTests.spiky(
+                        Int.random(in: 8...40, using: &rng), centre: c, radius: .random(in: 0.0005...0.005, using: &rng), rng: &rng)])),
+                                   identifier: "p\(i)")
+                }
+            }
+        } else {
+            try engine.add(Self.box(south: 40, north: 55, west: -5, east: 10), identifier: "box")
+        }
+        var points = (0..<20_000).map { _ in
+            Coordinate(latitude: origin.latitude + .random(in: -0.04...0.04, using: &rng),
+                       longitude: origin.longitude + .random(in: -0.06...0.06, using: &rng))
+        }
+        points += [Coordinate(latitude: .nan, longitude: 2.35), Coordinate(latitude: 48.85, longitude: .infinity)]
+        var query = engine.makeContainmentQuery()
+        var conditions: [Int32] = [], offsets: [Int] = []
+        query.conditions(containing: points, conditions: &conditions, offsets: &offsets)
+        #expect(offsets.count == points.count + 1)
+        var mismatches = 0, found: [Int32] = [], total = 0
+        for (k, p) in points.enumerated() {
+            found.removeAll()
+            query.conditions(containing: p, into: &found)
+            total += found.count
+            if Array(conditions[offsets[k]..<offsets[k + 1]]) != found { mismatches += 1 }
+        }
+        #expect(mismatches == 0)
+        #expect(total > 5_000)
+    }
+}

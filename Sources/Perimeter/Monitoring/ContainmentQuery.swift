@@ -15,6 +15,7 @@ public struct ContainmentQuery: Sendable {
     /// Appends the positions (in addition order among geographic conditions, see
     /// `MonitoringEngine.geographicIdentifiers`) of the conditions containing `c`.
     public mutating func conditions(containing c: Coordinate, into result: inout [Int32]) {
+        guard c.latitude.isFinite && c.longitude.isFinite else { return }  // not a position: in nothing
         if stamp == .max {
             for i in stamps.indices { stamps[i] = 0 }
             stamp = 0
@@ -25,6 +26,56 @@ public struct ContainmentQuery: Sendable {
 }
 
 extension ContainmentQuery {
+    /// The geographic conditions containing each of `points`, as one flat list: point k's are
+    /// `conditions[offsets[k] ..< offsets[k + 1]]`, as `conditions(containing:into:)` gives them.
+    ///
+    /// Faster than one call per point on large batches of scattered points (a recording interleaved
+    /// across devices): the points are taken in an order that keeps nearby ones together, so the
+    /// conditions' data is read while it is still in cache; the answers are the same.
+    public mutating func conditions(containing points: [Coordinate], conditions: inout [Int32], offsets: inout [Int]) {
+        offsets.removeAll(keepingCapacity: true)
+        offsets.reserveCapacity(points.count + 1)
+        offsets.append(0)
+        conditions.removeAll(keepingCapacity: true)
+        let grid = catalog.coverGrid
+        guard !grid.isEmpty && grid.rows * grid.columns > 1 && catalog.polygonShapes.count >= Self.polygonsWorthSorting else {
+            // Sorting pays only when the conditions' data cannot stay in cache: many polygons (each
+            // with its raster and edges). Circles are small values in one array, and a few large
+            // polygons stay in cache: in input order, sorting would cost more than it saves.
+            for p in points {
+                self.conditions(containing: p, into: &conditions)
+                offsets.append(conditions.count)
+            }
+            return
+        }
+        var order = [UInt64](repeating: 0, count: points.count)
+        for (k, p) in points.enumerated() {
+            // (A point that is not a finite position goes last; it is in no condition.)
+            let key = p.latitude.isFinite && p.longitude.isFinite ? UInt64(grid.sortKey(p)) : UInt64(UInt32.max)
+            order[k] = key << 32 | UInt64(k)
+        }
+        order.sort()
+        var found: [Int32] = []
+        found.reserveCapacity(points.count * 2)
+        var start = [Int32](repeating: 0, count: points.count), count = [Int32](repeating: 0, count: points.count)
+        for entry in order {
+            let k = Int(entry & 0xFFFF_FFFF)
+            let first = found.count
+            self.conditions(containing: points[k], into: &found)
+            start[k] = Int32(first)
+            count[k] = Int32(found.count - first)
+        }
+        conditions.reserveCapacity(found.count)
+        for k in points.indices {
+            conditions.append(contentsOf: found[Int(start[k])..<Int(start[k] + count[k])])
+            offsets.append(conditions.count)
+        }
+    }
+
+    /// From this many polygons on, the batch query orders points by cell (measured on the peer
+    /// workloads: 10k polygons 2× faster; 10k circles or one large polygon slower).
+    static let polygonsWorthSorting = 256
+
     /// Whether the query has no cover grid (every condition too large for one) and uses the
     /// condition index alone.
     var isUsingConditionIndexOnly: Bool { catalog.coverGrid.isEmpty }
