@@ -43,8 +43,9 @@ arrays, after an 8-byte ASCII magic and a u64 count):
 * ``manifest.json``  the arguments, counts, vertex counts and notes
 * with ``--text``: ``fixes.jsonl``, ``fixes.csv``, ``fixes-rfc3339.jsonl``
   (Perimeter observation records), and, for end-to-end runs of the
-  ``perimeter`` tool, ``circles.geojson`` (``id`` "c<i>"), ``beacons.geojson``
-  (``id`` "b<i>") and ``sightings.jsonl``.
+  ``perimeter`` tool, ``circles.geojson`` (``id`` "c<i>"), ``mixed.geojson``
+  (the circles, then the polygons), ``beacons.geojson`` (``id`` "b<i>") and
+  ``sightings.jsonl``.
 
 Fixes: ``--devices`` devices start uniformly in the area and walk at a
 per-device speed uniform in 1-30 m/s; each second a device turns to a new
@@ -537,6 +538,18 @@ def generate_single(args, out: str) -> dict:
 # ---------------------------------------------------------------- main
 
 
+def write_mixed_geojson(out: str) -> None:
+    """circles.geojson then polygons.geojson as one FeatureCollection (W4's mixed conditions)."""
+    features = []
+    for name in ("circles.geojson", "polygons.geojson"):
+        with open(os.path.join(out, name)) as f:
+            lines = f.read().split("\n")
+        # One feature per line between the collection's opening and closing lines.
+        features += [line.rstrip(",") for line in lines[1:] if line.startswith('{"type":"Feature"')]
+    with open(os.path.join(out, "mixed.geojson"), "w") as f:
+        f.write('{"type":"FeatureCollection","features":[\n' + ",\n".join(features) + "\n]}\n")
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -575,6 +588,8 @@ def main(argv=None) -> int:
         manifest[name] = step()
         print(f"generate: {name:9s} {time.perf_counter() - t:6.2f} s  {json.dumps(manifest[name])}",
               file=sys.stderr)
+    if args.text:
+        write_mixed_geojson(args.out)
     import shapely
     manifest["shapely"] = shapely.__version__
     manifest["geos"] = "%d.%d.%d" % shapely.geos_version

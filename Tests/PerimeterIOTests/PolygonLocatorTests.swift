@@ -252,6 +252,22 @@ import Testing
         return .polygon(try PolygonalGeographicCondition(polygons: [GeoPolygon(exterior: ring)]))
     }
 
+    /// `count` circles and small spiky polygons, alternately, within a few kilometres of `origin`.
+    static func addSmallConditions(_ count: Int, around origin: Coordinate, to engine: inout MonitoringEngine,
+                                   rng: inout SplitMix64) throws {
+        for i in 0..<count {
+            let c = Coordinate(latitude: origin.latitude + .random(in: -0.02...0.02, using: &rng),
+                               longitude: origin.longitude + .random(in: -0.05...0.05, using: &rng))
+            if i % 2 == 0 {
+                try engine.add(.circle(CircularGeographicCondition(center: c, radius: .random(in: 30...500, using: &rng))), identifier: "c\(i)")
+            } else {
+                try engine.add(.polygon(PolygonalGeographicCondition(polygons: [PolygonLocatorTests.spiky(
+                    Int.random(in: 8...40, using: &rng), centre: c, radius: .random(in: 0.0005...0.004, using: &rng), rng: &rng)])),
+                               identifier: "p\(i)")
+            }
+        }
+    }
+
     static func expectMatchesEveryConditionAlone(_ engine: inout MonitoringEngine, points: [Coordinate]) {
         var query = engine.makeContainmentQuery()
         let catalog = engine.catalog
@@ -274,17 +290,7 @@ import Testing
         var rng = SplitMix64(seed: 21)
         var engine = MonitoringEngine()
         let origin = Coordinate(latitude: 64, longitude: 179.9)
-        for i in 0..<300 {
-            let c = Coordinate(latitude: origin.latitude + .random(in: -0.02...0.02, using: &rng),
-                               longitude: origin.longitude + .random(in: -0.05...0.05, using: &rng))
-            if i % 2 == 0 {
-                try engine.add(.circle(CircularGeographicCondition(center: c, radius: .random(in: 30...400, using: &rng))), identifier: "c\(i)")
-            } else {
-                try engine.add(.polygon(PolygonalGeographicCondition(polygons: [PolygonLocatorTests.spiky(
-                    Int.random(in: 8...40, using: &rng), centre: c, radius: .random(in: 0.0005...0.004, using: &rng), rng: &rng)])),
-                               identifier: "p\(i)")
-            }
-        }
+        try Self.addSmallConditions(300, around: origin, to: &engine, rng: &rng)
         // Too large for the grid, and one whose box runs a hair past 180.
         try engine.add(Self.box(south: 60, north: 70, west: 170, east: 180.0000000000001), identifier: "east")
         try engine.add(.circle(CircularGeographicCondition(center: origin, radius: 900_000)), identifier: "huge")
@@ -328,17 +334,7 @@ extension ContainmentQueryTests {
         var engine = MonitoringEngine()
         let origin = Coordinate(latitude: 48.85, longitude: 2.35)
         if withGrid {
-            for i in 0..<(2 * ContainmentQuery.polygonsWorthSorting + 100) {
-                let c = Coordinate(latitude: origin.latitude + .random(in: -0.03...0.03, using: &rng),
-                                   longitude: origin.longitude + .random(in: -0.05...0.05, using: &rng))
-                if i % 2 == 0 {
-                    try engine.add(.circle(CircularGeographicCondition(center: c, radius: .random(in: 30...600, using: &rng))), identifier: "c\(i)")
-                } else {
-                    try engine.add(.polygon(PolygonalGeographicCondition(polygons: [PolygonLocatorTests.spiky(
-                        Int.random(in: 8...40, using: &rng), centre: c, radius: .random(in: 0.0005...0.005, using: &rng), rng: &rng)])),
-                                   identifier: "p\(i)")
-                }
-            }
+            try Self.addSmallConditions(2 * ContainmentQuery.polygonsWorthSorting + 100, around: origin, to: &engine, rng: &rng)
         } else {
             try engine.add(Self.box(south: 40, north: 55, west: -5, east: 10), identifier: "box")
         }
