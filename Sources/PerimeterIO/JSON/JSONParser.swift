@@ -159,8 +159,10 @@ public struct JSONParser {
             if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { position += 1 }
             guard skipDigits() > 0 else { throw error("invalid number: expected a digit in the exponent") }
         }
-        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
-        guard let value = Double(text) else { throw error("invalid number \(text)") }
+        let digits = UnsafeBufferPointer(rebasing: bytes[start..<position])
+        let text = String(decoding: digits, as: UTF8.self)
+        // The byte-level reader answers for every finite value; `Double` words the rest (±infinity).
+        guard let value = DecimalNumber.parse(digits) ?? Double(text) else { throw error("invalid number \(text)") }
         return .number(text: text, value: value)
     }
 
