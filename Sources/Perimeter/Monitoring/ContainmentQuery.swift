@@ -60,6 +60,7 @@ extension ContainmentQuery {
             }
             return
         }
+        precondition(points.count < 1 << 32, "a batch holds fewer than 2³² points")  // (their index fits the key's low half)
         var order = [UInt64](repeating: 0, count: points.count)
         for (k, p) in points.enumerated() {
             // (A point that is not a finite position goes last; it is in no condition.)
