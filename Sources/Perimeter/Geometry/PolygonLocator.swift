@@ -3,10 +3,11 @@ import Foundation
 /// Exact point-in-polygon (boundary included) for a polygon or multipolygon, answering exactly as
 /// GEOS's `covers` does — same ray-crossing rules, same orientation predicate — without GEOS.
 ///
-/// Two indexes make it fast: a raster over the bounding box whose cells are known to be wholly inside,
-/// wholly outside, or crossed by the boundary, so most points need one lookup; and horizontal stripes,
-/// each listing the edges that reach into it, so a point in a boundary cell tests only the edges at
-/// its latitude. A plain value: thread-safe, no allocation per query.
+/// Its indexes make it fast: a raster over the bounding box whose cells are known to be wholly inside,
+/// wholly outside, or crossed by the boundary (with the edges through each), so most points need one
+/// lookup and a point in a boundary cell tests only the edges of a few cells of its row; and
+/// horizontal stripes, each listing the edges that reach into it, for rows too crowded for that and for
+/// distance queries over larger boxes. A plain value: thread-safe, no allocation per query.
 struct PolygonLocator: Sendable {
     let minX: Double, minY: Double, maxX: Double, maxY: Double
     private let stripeCount: Int
