@@ -114,3 +114,22 @@ import Testing
         #expect(events.count == count)
     }
 }
+
+extension ObservationReaderTests {
+    /// A read error ends the input with an error naming the file, never as if the file had ended.
+    @Test func aReadErrorIsReportedNotTakenForTheEnd() throws {
+        let directory = Fixture.temporaryPath("not-a-file")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        var reader = try ObservationReader(path: directory, format: .jsonLines)
+        guard case .failure(let error)? = reader.next() else {
+            Issue.record("expected a read error")
+            return
+        }
+        #expect(error.file == directory)
+        #expect(error.message.contains("cannot read the file"))
+        #expect(reader.next() == nil)
+        let run = try EndToEndTests.run(["evaluate", "--conditions", "Fixtures/city/conditions.geojson", "--observations", directory])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("cannot read the file"), "\(run.stderr)")
+    }
+}

@@ -17,6 +17,8 @@ struct LineReader: ~Copyable {
     private(set) var line: [UInt8] = []
     /// Its 1-based number.
     private(set) var lineNumber = 0
+    /// Why reading stopped early, if it did (`errno`): the input ends there, and the caller says so.
+    private(set) var readError: Int32?
 
     static let chunkSize = 1 << 16
 
@@ -44,7 +46,7 @@ struct LineReader: ~Copyable {
     mutating func nextLine() -> Bool {
         line.removeAll(keepingCapacity: true)
         while true {
-            if let newline = buffer[start..<end].firstIndex(of: UInt8(ascii: "\n")) {
+            if let newline = nextNewline() {
                 line.append(contentsOf: buffer[start..<newline])
                 start = newline + 1
                 return finishLine()
@@ -54,8 +56,19 @@ struct LineReader: ~Copyable {
             end = 0
             if atEndOfFile || !fill() {
                 atEndOfFile = true
-                return line.isEmpty ? false : finishLine()
+                // (After a read error the partial line is not a line: the caller reports the error.)
+                return line.isEmpty || readError != nil ? false : finishLine()
             }
+        }
+    }
+
+    /// The position of the next `\n` in the buffered bytes (`memchr`, which scans words at a time).
+    @inline(__always)
+    private func nextNewline() -> Int? {
+        guard start < end else { return nil }
+        return buffer.withUnsafeBufferPointer { b -> Int? in
+            guard let found = memchr(b.baseAddress! + start, Int32(UInt8(ascii: "\n")), end - start) else { return nil }
+            return UnsafeRawPointer(b.baseAddress!).distance(to: UnsafeRawPointer(found))
         }
     }
 
@@ -73,7 +86,10 @@ struct LineReader: ~Copyable {
                 end = n
                 return true
             }
-            if n < 0 && errno == EINTR { continue }
+            if n < 0 {
+                if errno == EINTR { continue }
+                readError = errno
+            }
             return false
         }
     }

@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Perimeter
 
 /// Streams observation records from a JSON Lines or CSV file (or standard input), one at a time, in
@@ -32,7 +37,13 @@ public struct ObservationReader: ~Copyable {
     /// The next record, or the error that keeps the next line from being one; `nil` at the end.
     public mutating func next() -> Result<ObservationRecord, InputError>? {
         while !failed {
-            guard lines.nextLine() else { return nil }
+            guard lines.nextLine() else {
+                // A read error ends the input: say so rather than stop as if the file had ended.
+                guard let code = lines.readError else { return nil }
+                failed = true
+                return .failure(InputError(file: file, line: lines.lineNumber + 1, field: nil,
+                                           message: "cannot read the file: \(String(cString: strerror(code)))"))
+            }
             if isBlank(lines.line) { continue }
             let format = self.format ?? sniff(lines.line)
             self.format = format
