@@ -21,7 +21,6 @@ Usage: python3 scripts/make_scenarios.py [--out Fixtures/scenarios]
 
 import argparse
 import json
-import math
 import os
 import re
 import shutil
@@ -31,8 +30,8 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import reference_monitor as rm  # noqa: E402
+import make_city_fixture  # noqa: E402
 
-R = rm.EARTH_RADIUS_M
 DAY = "2026-03-02"
 DESK_UUID = "5A4BCFCE-174E-4BAC-A814-092E77F6B7E5"
 
@@ -66,12 +65,9 @@ def feature(identifier):
 
 
 def destination(lon, lat, bearing_deg, distance_m):
-    p1, l1 = math.radians(lat), math.radians(lon)
-    theta, delta = math.radians(bearing_deg), distance_m / R
-    p2 = math.asin(math.sin(p1) * math.cos(delta) + math.cos(p1) * math.sin(delta) * math.cos(theta))
-    l2 = l1 + math.atan2(math.sin(theta) * math.sin(delta) * math.cos(p1),
-                         math.cos(delta) - math.sin(p1) * math.sin(p2))
-    return round(math.degrees(l2), 7), round(math.degrees(p2), 7)
+    """make_city_fixture's great-circle destination, rounded to 7 decimals (about 1 cm)."""
+    lon2, lat2 = make_city_fixture.destination(lon, lat, bearing_deg, distance_m)
+    return round(lon2, 7), round(lat2, 7)
 
 
 SPOTS = {
