@@ -79,27 +79,24 @@ struct ConditionIndex: Sendable {
         // Two passes: count per cell, then fill (CSR).
         var counts = [Int32](repeating: 0, count: rows * columns + 1)
         var placed: [(Int32, BoundingBox)] = []
+        var scratch: [Int] = []
         for (i, box) in present {
-            var cells = 0, pieces = 0
-            box.forEachPieceWithinLongitudeRange { cells += cellCount($0); pieces += 1 }
-            // A box running past ±180 has two pieces that may share a cell, where a single-cell query
-            // (which takes a cell's items as distinct) would see it twice: keep it in the checked list.
-            if cells > Self.maximumCellsPerCondition || pieces > 1 {
+            var cells = 0
+            box.forEachPieceWithinLongitudeRange { cells += cellCount($0) }
+            if cells > Self.maximumCellsPerCondition {
                 unindexed.append(i)
                 continue
             }
             placed.append((i, box))
-            box.forEachPieceWithinLongitudeRange { piece in forEachCell(of: piece) { counts[$0 + 1] += 1 } }
+            forEachDistinctCell(of: box, scratch: &scratch) { counts[$0 + 1] += 1 }
         }
         for c in 0..<(rows * columns) { counts[c + 1] += counts[c] }
         var fill = counts
         var items = [Int32](repeating: 0, count: Int(counts[rows * columns]))
         for (i, box) in placed {
-            box.forEachPieceWithinLongitudeRange { piece in
-                forEachCell(of: piece) { cell in
-                    items[Int(fill[cell])] = i
-                    fill[cell] += 1
-                }
+            forEachDistinctCell(of: box, scratch: &scratch) { cell in
+                items[Int(fill[cell])] = i
+                fill[cell] += 1
             }
         }
         cellStart = counts
@@ -118,6 +115,15 @@ struct ConditionIndex: Sendable {
 
     private func cellCount(_ box: BoundingBox) -> Int {
         (row(box.maxLatitude) - row(box.minLatitude) + 1) * (column(box.maxLongitude) - column(box.minLongitude) + 1)
+    }
+
+    /// Each cell `box` covers, once: the pieces of a box running past ±180 may share cells, and a
+    /// cell's items must be distinct (the single-cell query takes them without de-duplication).
+    private func forEachDistinctCell(of box: BoundingBox, scratch: inout [Int], _ body: (Int) -> Void) {
+        scratch.removeAll(keepingCapacity: true)
+        box.forEachPieceWithinLongitudeRange { piece in forEachCell(of: piece) { scratch.append($0) } }
+        scratch.sort()
+        for (k, cell) in scratch.enumerated() where k == 0 || scratch[k - 1] != cell { body(cell) }
     }
 
     private func forEachCell(of piece: BoundingBox, _ body: (Int) -> Void) {
