@@ -68,10 +68,10 @@ enum FastFixDecoder {
             } else {
                 let start = i
                 while i < b.count, b[i] != UInt8(ascii: ","), b[i] != UInt8(ascii: "}"), b[i] != 0x20 { i += 1 }
+                // A number, or a literal or anything else: the fields read as numbers check RFC 8259's
+                // grammar when they are read, and a value that is not one sends the line to the
+                // general parser.
                 member.value = start..<i
-                // Numbers exactly as RFC 8259 writes them; true, false, null, objects, arrays and
-                // anything else go to the general parser.
-                guard isJSONNumber(UnsafeBufferPointer(rebasing: b[start..<i])) else { return nil }
             }
             guard count < 12 else { return nil }
             withUnsafeMutableBytes(of: &members) { raw in
@@ -106,7 +106,8 @@ enum FastFixDecoder {
                   let deviceMember = find("device"), deviceMember.kind == .string, !deviceMember.value.isEmpty,
                   let t = find("t") else { return nil }
             let timeBytes = UnsafeBufferPointer(rebasing: b[t.value])
-            guard let time = t.kind == .number ? RFC3339.parseUnixSeconds(timeBytes) : RFC3339.parse(timeBytes) else { return nil }
+            guard let time = t.kind == .number ? (isJSONNumber(timeBytes) ? RFC3339.parseUnixSeconds(timeBytes) : nil)
+                                               : RFC3339.parse(timeBytes) else { return nil }
             if same(type.value, "fix") {
                 // Exactly the fields a plain fix has (extra optional fields: the general path).
                 guard count == 6, let lat = number(find("lat")), let lon = number(find("lon")),
