@@ -91,23 +91,20 @@ public enum BatchEvaluation {
         let job = BatchJob(engine: MonitoringEngine(policy: engine.policy))
         var jobRunning = false
 
-        /// Applies `batch` from `from` on, in this thread; a refused fix is rejected and the rest goes on.
-        func process(_ batch: [FixRecord], from start: Int, texts: [String], refusedAt firstRefusal: BatchProblem?,
-                     _ engine: inout MonitoringEngine, outputs: inout Outputs) throws(InputError) {
-            var from = start, refusal = firstRefusal
-            while true {
-                if let error = refusal {
-                    let bad = from + error.index
-                    try reject(InputError(file: observations.file, line: batch[bad].cause, field: error.problem.field,
-                                          message: error.problem.message),
-                               text: keepTexts ? texts[bad] : "", outputs: &outputs)
-                    from = bad + 1
-                } else {
-                    return
-                }
+        /// After a batch refused a fix: rejects it and applies the rest of the batch in this thread,
+        /// as often as fixes are refused.
+        func rejectAndResume(_ batch: [FixRecord], texts: [String], refusal firstRefusal: BatchProblem?,
+                             _ engine: inout MonitoringEngine, outputs: inout Outputs) throws(InputError) {
+            var from = 0, refusal = firstRefusal
+            while let error = refusal {
+                let bad = from + error.index
+                try reject(InputError(file: observations.file, line: batch[bad].cause, field: error.problem.field,
+                                      message: error.problem.message),
+                           text: keepTexts ? texts[bad] : "", outputs: &outputs)
+                from = bad + 1
+                refusal = nil
                 guard from < batch.count else { return }
                 events.removeAll(keepingCapacity: true)
-                refusal = nil
                 do throws(BatchProblem) {
                     try engine.process(Array(batch[from...]), into: &events)
                 } catch {
@@ -124,7 +121,7 @@ public enum BatchEvaluation {
             jobRunning = false
             swap(&engine, &job.engine)
             try write(job.events, &engine, outputs: &outputs)
-            try process(job.batch, from: 0, texts: job.texts, refusedAt: job.refusal, &engine, outputs: &outputs)
+            try rejectAndResume(job.batch, texts: job.texts, refusal: job.refusal, &engine, outputs: &outputs)
         }
 
         /// Hands the pending fixes to a new job (after the previous one).
