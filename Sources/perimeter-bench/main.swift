@@ -7,7 +7,9 @@
 // hash-checked against the peers; and circles-state |
 // polygons-state | mixed-state | beacons-state — the same records through the stateful engine
 // (accuracy margins, per-device state machines, events), whose JSON line carries the stateless
-// containment hash (computed in a separate pass) so that the comparison still checks agreement.
+// containment hash (computed in a separate pass) so that the comparison still checks agreement;
+// in batches by default, one record at a time with --per-point, and --geometry first|lazy to fix
+// how the batch path gets its geometry. The line also gives fixes answered by anchors.
 import Foundation
 import Perimeter
 import PerimeterIO
@@ -189,11 +191,21 @@ if let r = arguments.firstIndex(of: "--threads"), r + 1 < arguments.count {
 // One query call per point instead of the batch query (P1's way; the default is P2's, all at once).
 let perPoint = arguments.contains("--per-point")
 arguments.removeAll { $0 == "--per-point" }
+// State modes: how the batch path gets each fix's geometry (MonitoringEngine.batchGeometryFirst);
+// by default the engine chooses by the size of the polygon data.
+var geometryFirst: Bool?
+if let r = arguments.firstIndex(of: "--geometry"), r + 1 < arguments.count {
+    guard ["first", "lazy"].contains(arguments[r + 1]) else { die("--geometry takes first or lazy") }
+    geometryFirst = arguments[r + 1] == "first"
+    arguments.removeSubrange(r...(r + 1))
+}
 if let r = arguments.firstIndex(of: "--repeat"), r + 1 < arguments.count {
     repeatCount = Int(arguments[r + 1]) ?? 1
     arguments.removeSubrange(r...(r + 1))
 }
-guard arguments.count >= 2 else { die("usage: perimeter-bench MODE WORKDIR [NAME] [--repeat R] [--threads T] [--per-point]") }
+guard arguments.count >= 2 else {
+    die("usage: perimeter-bench MODE WORKDIR [NAME] [--repeat R] [--threads T] [--per-point] [--geometry first|lazy]")
+}
 let mode = arguments[0], work = arguments[1]
 if mode == "monitor" {
     var policy = MonitoringPolicy()
@@ -238,6 +250,7 @@ var hash: UInt64 = 0
 var best = Double.infinity
 var records = 0
 var events = 0
+var anchored = 0
 
 if baseMode == "beacons" {
     let uuids = uuids(work)
@@ -269,6 +282,7 @@ if baseMode == "beacons" {
             e.finish(into: &out)
             events += out.count
             best = min(best, seconds(clock.now - start))
+            anchored = e.fixesAnsweredByAnchor
         }
     }
 } else {
@@ -292,19 +306,28 @@ if baseMode == "beacons" {
         for _ in 0..<repeatCount {
             var e = MonitoringEngine(policy: policy)
             e.batchThreads = threads
+            e.batchGeometryFirst = geometryFirst
             for (i, condition) in conditions.enumerated() { try! e.add(condition, identifier: "k\(i)") }
             e.prepare()  // index building is build time, as for the peers
             let ids = (0..<(Int(fixes.device.max() ?? 0) + 1)).map { e.deviceID("d\($0)") }
             var out: [MonitorEvent] = []
             out.reserveCapacity(1 << 16)
             events = 0
-            // Records as a reader hands them over, in batches (the batch path keeps nearby fixes
-            // together for the geometry, then runs the state machines in record order).
+            // Records as a reader hands them over, in batches.
             let batchSize = 1 << 17
             var batch: [FixRecord] = []
             batch.reserveCapacity(batchSize)
             let start = clock.now
-            for i in 0..<records {
+            for i in 0..<records where perPoint {
+                // One record at a time, as an embedding app or the `Monitor` actor drives the engine.
+                try! e.process(.fix(Fix(time: Timestamp(nanosecondsSinceEpoch: fixes.t[i]),
+                                        coordinate: Coordinate(latitude: fixes.lat[i], longitude: fixes.lon[i]),
+                                        horizontalAccuracy: fixes.accuracy[i])),
+                               device: ids[Int(fixes.device[i])], cause: i, into: &out)
+                events += out.count
+                out.removeAll(keepingCapacity: true)
+            }
+            for i in 0..<records where !perPoint {
                 batch.append(FixRecord(device: ids[Int(fixes.device[i])],
                                        fix: Fix(time: Timestamp(nanosecondsSinceEpoch: fixes.t[i]),
                                                 coordinate: Coordinate(latitude: fixes.lat[i], longitude: fixes.lon[i]),
@@ -320,6 +343,7 @@ if baseMode == "beacons" {
             e.finish(into: &out)
             events += out.count
             best = min(best, seconds(clock.now - start))
+            anchored = e.fixesAnsweredByAnchor
         }
     }
 }
@@ -328,5 +352,5 @@ var line = "{\"peer\":\"Perimeter\",\"mode\":\"\(mode)\""
 if let name { line += ",\"name\":\"\(name)\"" }
 line += ",\"fixes\":\(records),\"conditions\":\(conditions.count),\"seconds\":\(best),\"build_seconds\":\(buildSeconds)"
 line += ",\"containments\":\(containments),\"hash\":\(hash)"
-if stateful { line += ",\"events\":\(events)" }
+if stateful { line += ",\"events\":\(events),\"anchored\":\(anchored)" }
 print(line + "}")

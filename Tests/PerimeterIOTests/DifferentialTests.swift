@@ -130,10 +130,11 @@ import Testing
         #expect(insides > 500)
     }
 
-    /// The index and the watched list are optimisations: the events must equal those of evaluating
-    /// every condition for every fix, with random accuracies, hysteresis and confirmation.
-    @Test(arguments: [(0.0, 0.0), (25.0, 8.0)])
-    func indexedEngineEqualsBruteForce(hysteresis: Double, confirmation: Double) throws {
+    /// The index, the watched list and the anchors are optimisations: the events must equal those of
+    /// evaluating every condition for every fix, with random accuracies, hysteresis and confirmation.
+    /// Steps of about 200 m mostly leave each anchor; steps of a few metres mostly stay near it.
+    @Test(arguments: [(0.0, 0.0, 0.002), (25.0, 8.0, 0.002), (0.0, 0.0, 0.00006), (10.0, 3.0, 0.00006)])
+    func indexedEngineEqualsBruteForce(hysteresis: Double, confirmation: Double, stepDegrees: Double) throws {
         var rng = SplitMix64(seed: 99)
         var policy = MonitoringPolicy()
         policy.hysteresis = hysteresis
@@ -190,11 +191,12 @@ import Testing
         var positions = Array(repeating: origin, count: devices)
         var plain = Array(repeating: shapes.map { GeographicPairState(state: $0.2) }, count: devices)
         let confirm = TimeSpan(seconds: confirmation)
-        for step in 0..<1500 {
+        let fixes = stepDegrees < 0.001 ? 12_000 : 1500
+        for step in 0..<fixes {
             let d = step % devices
             var p = positions[d]
-            p.latitude += .random(in: -0.002...0.002, using: &rng)
-            p.longitude += .random(in: -0.004...0.004, using: &rng)
+            p.latitude += .random(in: -stepDegrees...stepDegrees, using: &rng)
+            p.longitude += .random(in: -2 * stepDegrees...2 * stepDegrees, using: &rng)
             if Int.random(in: 0..<200, using: &rng) == 0 { p = Coordinate(latitude: 0, longitude: 0) }  // far away
             if p.latitude == 0 && Int.random(in: 0..<3, using: &rng) == 0 { p = origin }
             positions[d] = p
@@ -213,6 +215,9 @@ import Testing
         let got = actual.map { "\($0.device) \($0.identifier) \($0.state.rawValue) \($0.cause)" }
         #expect(got == expected)
         #expect(expected.count > 200)
+        // Small steps must exercise the anchors, large ones the geometry.
+        if stepDegrees < 0.001 { #expect(engine.fixesAnsweredByAnchor > fixes / 3) }
+        #expect(engine.fixesAnsweredByAnchor < fixes * 9 / 10)
     }
 
     /// SPEC §2: the size of a polygon's signed distance may come from a local approximation good to
@@ -276,10 +281,11 @@ enum T0 {
     static let t = Timestamp(nanosecondsSinceEpoch: 1_772_352_000_000_000_000)
 }
 
-/// The batch path computes geometry out of order; its events must equal one call per fix.
+/// The batch path computes geometry out of order (or only where anchors cannot answer); its events
+/// must equal one call per fix.
 @Suite struct BatchPathTests {
-    @Test(arguments: [(1, 4096), (2, 20_000)])
-    func batchEqualsOneCallPerFix(threads: Int, chunk: Int) throws {
+    @Test(arguments: [(1, 4096, false), (2, 20_000, false), (1, 4096, true), (2, 20_000, true)])
+    func batchEqualsOneCallPerFix(threads: Int, chunk: Int, geometryFirst: Bool) throws {
         var rng = SplitMix64(seed: 77)
         var policy = MonitoringPolicy()
         policy.confirmation = 3
@@ -300,6 +306,7 @@ enum T0 {
         var sequential = engine
         var batched = engine
         batched.batchThreads = threads
+        batched.batchGeometryFirst = geometryFirst
         let ids = (0..<50).map { batched.deviceID("d\($0)") }
         _ = (0..<50).map { sequential.deviceID("d\($0)") }
         var positions = Array(repeating: origin, count: 50)
@@ -320,6 +327,8 @@ enum T0 {
         }
         #expect(got == expected)
         #expect(expected.count > 1000)
+        #expect(batched.fixesAnsweredByAnchor == sequential.fixesAnsweredByAnchor)
+        #expect(batched.fixesAnsweredByAnchor > 1000)
         var expectedChanges: [AuthorizationChange] = [], gotChanges: [AuthorizationChange] = []
         sequential.takeAuthorizationChanges(into: &expectedChanges)
         batched.takeAuthorizationChanges(into: &gotChanges)

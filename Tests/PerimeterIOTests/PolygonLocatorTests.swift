@@ -219,13 +219,13 @@ import Testing
                                longitude: origin.longitude + .random(in: -0.07...0.07, using: &rng))
             let margin = [0.0, 5, 20, 65, 100, 150].randomElement(using: &rng)!
             var frame = FixFrame(p, margin: margin)
-            var candidates: [Int32] = [], sides: [Side?] = []
-            catalog.collectSides(&frame, stamps: &stamps, stamp: UInt32(n + 1), candidates: &candidates, sides: &sides)
-            var found: [Int32: Side?] = [:]
-            for (k, i) in candidates.enumerated() { found[i] = sides[k] }
+            var candidates: [Int32] = [], readings: [Reading] = []
+            catalog.collectSides(&frame, stamps: &stamps, stamp: UInt32(n + 1), candidates: &candidates, readings: &readings)
+            var found: [Int32: Reading] = [:]
+            for (k, i) in candidates.enumerated() { found[i] = readings[k] }
             for i in 0..<Int32(400) {
                 var exactFrame = FixFrame(p, margin: margin)
-                let exact = catalog.side(i, &exactFrame)
+                let exact = catalog.reading(i, &exactFrame)
                 if let got = found[i] {
                     if got != exact { mismatches.append("\(i) at \(p) m=\(margin): grid \(String(describing: got)), exact \(String(describing: exact))") }
                 } else if exact != .outside {
@@ -279,7 +279,7 @@ import Testing
             var expected: [Int32] = []
             for i in 0..<Int32(catalog.geographic.count) where !catalog.geographicRemoved[Int(i)] {
                 var frame = FixFrame(p, margin: 0)
-                if catalog.side(i, &frame) == .inside { expected.append(i) }
+                if catalog.reading(i, &frame) == .inside { expected.append(i) }
             }
             if found.sorted() != expected { mismatches.append("\(p): query \(found.sorted()), alone \(expected)") }
         }

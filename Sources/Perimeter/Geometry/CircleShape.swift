@@ -24,31 +24,50 @@ struct CircleShape: Sendable {
 
     var boundingBox: BoundingBox { Geodesy.boundingBox(around: condition.center, metres: condition.radius) }
 
-    /// Which side `frame`'s fix is on with its margin to spare: inside when d ≤ −m, outside when
-    /// d > m (d = haversine distance to the centre − radius), `nil` in between.
+    /// What `frame`'s fix says about the circle: inside when d ≤ −m, outside when d > m
+    /// (d = haversine distance to the centre − radius), near the boundary on its inside (d ≤ 0) or
+    /// outside in between.
     @inline(__always)
-    func side(_ frame: inout FixFrame) -> Side? {
-        frame.prepareUnitVector()
-        let dx = frame.x - x, dy = frame.y - y, dz = frame.z - z
-        let chordSquared = dx * dx + dy * dy + dz * dz
+    func reading(_ frame: inout FixFrame) -> Reading {
+        let chordSquared = self.chordSquared(&frame)
         let r = condition.radius, m = frame.margin
         // Inside: θ ≤ (r − m)/R  ⟺  chord ≤ 2 sin((r − m)/2R), by the angle-difference formula.
         if r > m {
             let t = 2 * (sinHalfAngle * frame.cosHalfMargin - cosHalfAngle * frame.sinHalfMargin)
             let threshold = t * t
             if chordSquared < threshold - Self.band(t) { return .inside }
-            if chordSquared <= threshold + Self.band(t) { return exactSide(frame) }
+            if chordSquared <= threshold + Self.band(t) { return exactReading(frame) }
         } else {
-            return exactSide(frame)
+            return exactReading(frame)
         }
         // Outside: θ > (r + m)/R  ⟺  chord > 2 sin((r + m)/2R), while (r + m)/2R < π/2.
         let sum = (r + m) / (2 * Geodesy.meanEarthRadius)
-        guard sum < 1.5 else { return exactSide(frame) }
+        guard sum < 1.5 else { return exactReading(frame) }
         let t = 2 * (sinHalfAngle * frame.cosHalfMargin + cosHalfAngle * frame.sinHalfMargin)
         let threshold = t * t
         if chordSquared > threshold + Self.band(t) { return .outside }
-        if chordSquared >= threshold - Self.band(t) { return exactSide(frame) }
-        return nil
+        if chordSquared >= threshold - Self.band(t) { return exactReading(frame) }
+        // Within the margin: which side of the circle itself.
+        let t0 = 2 * sinHalfAngle, radiusThreshold = t0 * t0
+        if chordSquared < radiusThreshold - Self.band(t0) { return .nearInside }
+        if chordSquared > radiusThreshold + Self.band(t0) { return .nearOutside }
+        return exactReading(frame)
+    }
+
+    /// The great-circle distance from `frame`'s fix to the circle (|d|), to within a micrometre.
+    @inline(__always)
+    func distanceToBoundary(_ frame: inout FixFrame) -> Double {
+        let chord = chordSquared(&frame).squareRoot()
+        // asin loses precision near a half turn; no candidate of a fix is that far.
+        guard chord < 1.9 else { return abs(condition.signedDistance(to: frame.coordinate)) }
+        return abs(2 * Geodesy.meanEarthRadius * asin(chord / 2) - condition.radius)
+    }
+
+    @inline(__always)
+    private func chordSquared(_ frame: inout FixFrame) -> Double {
+        frame.prepareUnitVector()
+        let dx = frame.x - x, dy = frame.y - y, dz = frame.z - z
+        return dx * dx + dy * dy + dz * dz
     }
 
     /// Rounding in the unit vectors moves the chord by far less than 1e-13 (0.6 µm on the Earth);
@@ -57,11 +76,11 @@ struct CircleShape: Sendable {
     private static func band(_ t: Double) -> Double { 2e-13 * abs(t) + 1e-26 }
 
     /// The plain definition: haversine distance minus radius against the margin.
-    func exactSide(_ frame: FixFrame) -> Side? {
+    func exactReading(_ frame: FixFrame) -> Reading {
         let d = condition.signedDistance(to: frame.coordinate)
         if d <= -frame.margin { return .inside }
         if d > frame.margin { return .outside }
-        return nil
+        return d <= 0 ? .nearInside : .nearOutside
     }
 }
 

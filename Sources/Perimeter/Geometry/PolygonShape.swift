@@ -18,21 +18,21 @@ struct PolygonShape: Sendable {
         locator.covers(c.longitude, c.latitude)
     }
 
-    /// Which side of the boundary the frame's fix is on with at least its margin to spare:
-    /// inside when d ≤ −margin, outside when d > margin, `nil` in between.
+    /// What the frame's fix says about the polygon: inside when d ≤ −margin, outside when
+    /// d > margin, near the boundary (on its inside or outside) in between.
     @inline(__always)
-    func side(_ frame: inout FixFrame) -> Side? {
+    func reading(_ frame: inout FixFrame) -> Reading {
         let inside = covers(frame.coordinate)
         if frame.margin <= 0 { return inside ? .inside : .outside }
         // Inside needs |d| ≥ margin (no boundary strictly closer); outside needs |d| > margin.
-        if locator.boundary(withinMarginOf: &frame, inclusive: !inside) { return nil }
+        if locator.boundary(withinMarginOf: &frame, inclusive: !inside) { return inside ? .nearInside : .nearOutside }
         return inside ? .inside : .outside
     }
 
-    /// `side(_:)` for a point and margin without a prepared frame.
+    /// The side the fix at `c` is on with `margin` to spare, `nil` within it.
     func side(of c: Coordinate, margin: Double) -> Side? {
         var frame = FixFrame(c, margin: margin)
-        return side(&frame)
+        return reading(&frame).side
     }
 
     /// Great-circle distance in metres from `c` to the nearest point of the boundary, by scanning every
@@ -57,4 +57,27 @@ struct PolygonShape: Sendable {
 enum Side: UInt8, Sendable {
     case inside
     case outside
+}
+
+/// What one fix says about one geographic condition: confidently inside or outside (its margin to
+/// spare), or within its margin of the boundary, on the inside (boundary included) or the outside.
+enum Reading: UInt8, Sendable {
+    case inside
+    case outside
+    case nearInside
+    case nearOutside
+
+    /// The side the fix is confidently on, `nil` within the margin.
+    @inline(__always)
+    var side: Side? {
+        switch self {
+        case .inside: .inside
+        case .outside: .outside
+        case .nearInside, .nearOutside: nil
+        }
+    }
+
+    /// The side of the boundary itself.
+    @inline(__always)
+    var sign: Side { self == .inside || self == .nearInside ? .inside : .outside }
 }

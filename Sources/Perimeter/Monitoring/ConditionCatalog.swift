@@ -144,13 +144,38 @@ struct ConditionCatalog: Sendable {
         return (shape.covers(centre) ? .inside : .outside, clearance)
     }
 
-    /// Which side of geographic condition `i`'s boundary the frame's fix is on with its margin to
-    /// spare, `nil` if neither.
+    /// What the frame's fix says about geographic condition `i` (`Reading`).
     @inline(__always)
-    func side(_ i: Int32, _ frame: inout FixFrame) -> Side? {
+    func reading(_ i: Int32, _ frame: inout FixFrame) -> Reading {
         let s = shapeSlots[Int(i)]
-        if s.isPolygon { return polygonShapes[Int(s.slot)].side(&frame) }
-        return circleShapes[Int(s.slot)].side(&frame)
+        if s.isPolygon { return polygonShapes[Int(s.slot)].reading(&frame) }
+        return circleShapes[Int(s.slot)].reading(&frame)
+    }
+
+    /// The great-circle distance from the frame's fix to geographic condition `i`'s boundary, to within
+    /// a micrometre, when it is cheap to know: a circle's; `nil` for a polygon, whose measure costs
+    /// more than the anchor gains by it.
+    @inline(__always)
+    func cheapDistanceToBoundary(_ i: Int32, _ frame: inout FixFrame) -> Double? {
+        let s = shapeSlots[Int(i)]
+        guard !s.isPolygon else { return nil }
+        return circleShapes[Int(s.slot)].distanceToBoundary(&frame)
+    }
+
+    /// About how many bytes the polygons' evaluation data takes: a polygon is its edges several times
+    /// over (raster, lists).
+    var polygonBytes: Int { polygonShapes.reduce(0) { $0 + $1.locator.edges.count * MemoryLayout<Double>.size * 3 } }
+
+    /// Whether the polygons' data is too large to stay in cache, so that evaluating fixes in cell order
+    /// pays (measured on the peer workloads, see `ContainmentQuery.cachedBytes`).
+    var polygonDataOutgrowsCache: Bool { coverGrid.hasCells && polygonBytes > ContainmentQuery.cachedBytes }
+
+    /// A lower bound on the distance of every geographic condition that `collectSides` leaves out for
+    /// a fix with margin `m`: its margin, or the cover grid's reach when the grid alone answered.
+    func nonCandidateDistance(margin m: Double) -> Double {
+        let gridAnswers = !coverGrid.isEmpty && m <= coverGrid.reach && coverGrid.excluded.isEmpty
+            && coverGrid.builtThrough == Int32(geographic.count)
+        return FixAnchor.marginShare * (gridAnswers ? coverGrid.reach : m)
     }
 
     /// Lays the index out anew when enough conditions were added since it was built (they are checked
@@ -168,22 +193,22 @@ struct ConditionCatalog: Sendable {
         }
     }
 
-    /// Every geographic condition within `frame`'s margin of its fix, each with the side the fix is on
-    /// (or `nil`), into `candidates` and `sides`. Conditions left out are confidently outside.
+    /// Every geographic condition within `frame`'s margin of its fix, each with what the fix says about
+    /// it, into `candidates` and `readings`. Conditions left out are confidently outside.
     @inline(__always)
     func collectSides(_ frame: inout FixFrame, stamps: inout [UInt32], stamp: UInt32,
-                      candidates: inout [Int32], sides: inout [Side?]) {
+                      candidates: inout [Int32], readings: inout [Reading]) {
         let m = frame.margin
         if !coverGrid.isEmpty && m <= coverGrid.reach {
             for e in coverGrid.entries(at: frame.coordinate) where !geographicRemoved[Int(e.condition)] {
-                let side: Side?
+                let reading: Reading
                 switch e.relation {
-                case .inside: side = Double(e.clearance) >= m ? .inside : self.side(e.condition, &frame)
-                case .outside: side = Double(e.clearance) > m ? .outside : self.side(e.condition, &frame)
-                case .crossed: side = self.side(e.condition, &frame)
+                case .inside: reading = Double(e.clearance) >= m ? .inside : self.reading(e.condition, &frame)
+                case .outside: reading = Double(e.clearance) > m ? .outside : self.reading(e.condition, &frame)
+                case .crossed: reading = self.reading(e.condition, &frame)
                 }
                 candidates.append(e.condition)
-                sides.append(side)
+                readings.append(reading)
             }
             let built = coverGrid.builtThrough, count = Int32(geographic.count)
             if coverGrid.excluded.isEmpty && built == count { return }
@@ -191,14 +216,14 @@ struct ConditionCatalog: Sendable {
             for i in coverGrid.excluded where !geographicRemoved[Int(i)] {
                 if let box = index.boxes[Int(i)], ConditionIndex.meets(box, query) {
                     candidates.append(i)
-                    sides.append(side(i, &frame))
+                    readings.append(reading(i, &frame))
                 }
             }
             if built < count {
                 for i in built..<count where !geographicRemoved[Int(i)] {
                     if let box = index.boxes[Int(i)], ConditionIndex.meets(box, query) {
                         candidates.append(i)
-                        sides.append(side(i, &frame))
+                        readings.append(reading(i, &frame))
                     }
                 }
             }
@@ -206,7 +231,7 @@ struct ConditionCatalog: Sendable {
         }
         let first = candidates.count
         index.collect(around: frame.coordinate, margin: m, stamps: &stamps, stamp: stamp, into: &candidates)
-        for k in first..<candidates.count { sides.append(side(candidates[k], &frame)) }
+        for k in first..<candidates.count { readings.append(reading(candidates[k], &frame)) }
     }
 
     /// The geographic conditions covering `c` (boundary included, no margin), into `result`: the
@@ -243,7 +268,7 @@ struct ConditionCatalog: Sendable {
         guard let box = index.boxes[Int(i)],
               ConditionIndex.meets(box, BoundingBox(minLatitude: c.latitude, maxLatitude: c.latitude,
                                                     minLongitude: c.longitude, maxLongitude: c.longitude)) else { return false }
-        return circleShapes[Int(s.slot)].side(&frame) == .inside
+        return circleShapes[Int(s.slot)].reading(&frame) == .inside
     }
 
     @discardableResult

@@ -19,10 +19,8 @@ public struct ContainmentQuery: Sendable {
     init(catalog: ConditionCatalog) {
         self.catalog = catalog
         stamps = [UInt32](repeating: 0, count: catalog.geographic.count)
-        let bytes = catalog.circleShapes.count * MemoryLayout<CircleShape>.stride
-            + catalog.polygonShapes.reduce(0) { $0 + $1.locator.edges.count * MemoryLayout<Double>.size * 3 }
-        let grid = catalog.coverGrid
-        ordersBatchesByCell = !grid.isEmpty && grid.rows * grid.columns > 1 && bytes > Self.cachedBytes
+        let bytes = catalog.circleShapes.count * MemoryLayout<CircleShape>.stride + catalog.polygonBytes
+        ordersBatchesByCell = catalog.coverGrid.hasCells && bytes > Self.cachedBytes
     }
 
     /// Appends the positions (in addition order among geographic conditions, see

@@ -40,6 +40,9 @@ struct CoverGrid: Sendable, Equatable {
     static let maximumCellsPerCondition = 4096
     static let maximumEntries = 1 << 24
 
+    /// Whether the grid has cells to order fixes by.
+    var hasCells: Bool { !isEmpty && rows * columns > 1 }
+
     /// An empty grid (nothing built yet).
     init() {}
 

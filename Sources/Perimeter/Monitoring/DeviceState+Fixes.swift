@@ -3,31 +3,37 @@ extension DeviceState {
     ///
     /// Only the index's candidates — conditions whose box comes within the fix's margin — are tested.
     /// Every other condition is confidently outside, which changes only the pairs kept explicitly and,
-    /// once, the untouched pairs of conditions this device has not settled yet.
-    /// - Parameter sidesReady: `scratch.candidates` and `scratch.sides` already hold this fix's
-    ///   candidates (the batch path computed them ahead).
+    /// once, the untouched pairs of conditions this device has not settled yet. Callers skip fixes
+    /// that `needsGeometry` clears; this leaves the device's anchor for the fixes after it.
     mutating func apply(_ fix: Fix, cause: Int, catalog: ConditionCatalog, policy: MonitoringPolicy,
                         scratch: inout EvaluationScratch, sidesReady: Bool = false, events: inout [MonitorEvent]) {
         guard fix.isValid else { return }
         let confirmation = TimeSpan(seconds: policy.confirmation)
         let count = Int32(catalog.geographic.count)
+        let margin = policy.margin(for: fix)
         scratch.beginQuery(conditionCount: Int(count), keeping: sidesReady)
         let stamp = scratch.stamp
+        var frame = FixFrame(fix.coordinate, margin: margin)
         if !sidesReady {
-            var frame = FixFrame(fix.coordinate, margin: policy.margin(for: fix))
             catalog.collectSides(&frame, stamps: &scratch.queryStamps, stamp: stamp,
-                                 candidates: &scratch.candidates, sides: &scratch.sides)
+                                 candidates: &scratch.candidates, readings: &scratch.readings)
         }
+        var anchorBuilder = FixAnchorBuilder(fix.coordinate, margin: margin,
+                                             nonCandidates: catalog.nonCandidateDistance(margin: margin))
 
         // 1. Candidates: keep an entry unless the pair ends in the settled baseline.
         for (k, i) in scratch.candidates.enumerated() {
             scratch.candidateMarks[Int(i)] = stamp
-            let side = scratch.sides[k]
+            let reading = scratch.readings[k]
             let existing = geographicEntries.firstIndex { $0.condition == i }
             var pair = existing.map { geographicEntries[$0].pair }
                 ?? GeographicPairState(state: i < geographicSettled ? .unsatisfied : catalog.geographic[Int(i)].initialState)
-            if let side, let state = pair.observe(side, at: fix.time, confirmation: confirmation) {
-                scratch.changes.append((i, state))
+            if let side = reading.side {
+                if let state = pair.observe(side, at: fix.time, confirmation: confirmation) { scratch.changes.append((i, state)) }
+            } else if anchorBuilder.isValid {
+                let distance = catalog.cheapDistanceToBoundary(i, &frame)
+                anchorBuilder.addUndecided(sign: reading.sign, state: pair.state,
+                                           low: distance.map { max(0, $0 - 1e-6) } ?? 0, high: distance.map { $0 + 1e-6 } ?? margin)
             }
             store(pair, for: i, at: existing)
         }
@@ -69,6 +75,22 @@ extension DeviceState {
             }
             geographicSettled = count
         }
+        for entry in geographicEntries where entry.pair.pending != nil || entry.pair.state == .unknown {
+            anchorBuilder.invalidate()
+            break
+        }
+        // Candidates the fix was confidently on the side of (their state now): how far it is inside
+        // or outside, measured only while the anchor could still allow more.
+        if anchorBuilder.isValid {
+            let floor = FixAnchor.marginShare * margin
+            for (k, i) in scratch.candidates.enumerated() where scratch.readings[k].side != nil {
+                if anchorBuilder.budget <= floor { break }
+                // A polygon's side proves the margin's worth; a circle's distance is known exactly.
+                let distance = catalog.cheapDistanceToBoundary(i, &frame).map { $0 - 1e-6 } ?? floor
+                anchorBuilder.addDecided(low: max(floor, distance))
+            }
+        }
+        anchor = anchorBuilder.anchor
 
         if scratch.changes.count > 1 { scratch.changes.sort { $0.condition < $1.condition } }
         for change in scratch.changes {
@@ -76,6 +98,15 @@ extension DeviceState {
                               state: change.state, date: fix.time, cause: cause),
                  policy: policy, events: &events)
         }
+    }
+
+    /// Whether `fix` needs its geometry computed: it is valid, and the anchor (`FixAnchor`) cannot
+    /// show that it changes nothing.
+    @inline(__always)
+    func needsGeometry(_ fix: Fix, catalog: ConditionCatalog, policy: MonitoringPolicy) -> Bool {
+        guard fix.isValid else { return false }
+        guard geographicSettled == Int32(catalog.geographic.count), let anchor else { return true }
+        return !anchor.holds(at: fix.coordinate, margin: policy.margin(for: fix))
     }
 
     /// The position of the first element ≥ `value` in an ascending array.

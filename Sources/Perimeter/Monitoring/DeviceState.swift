@@ -18,6 +18,8 @@ struct DeviceState {
     /// Geographic conditions below this index have seen a valid fix of this device: an untouched pair
     /// is unsatisfied. From it on, an untouched pair is in its condition's starting state.
     var geographicSettled: Int32 = 0
+    /// The last fully evaluated fix, while later fixes near it cannot change a geographic pair.
+    var anchor: FixAnchor?
 
     /// Beacon pairs a sighting has touched, in no order.
     var beaconEntries: [BeaconEntry] = []

@@ -103,11 +103,6 @@ public struct MonitoringEngine: Sendable {
     /// `process(_:device:cause:into:)` for a device already named by `deviceID(_:)`.
     public mutating func process(_ observation: Observation, device: DeviceID, cause: Int,
                                  into events: inout [MonitorEvent]) throws(ObservationProblem) {
-        try process(observation, device: device, cause: cause, sidesReady: false, into: &events)
-    }
-
-    private mutating func process(_ observation: Observation, device: DeviceID, cause: Int, sidesReady: Bool,
-                                  into events: inout [MonitorEvent]) throws(ObservationProblem) {
         try Self.validate(observation)
         let time = observation.time
         let di = Int(device.index)
@@ -128,8 +123,11 @@ public struct MonitoringEngine: Sendable {
         }
         switch observation {
         case .fix(let fix):
-            devices[di].apply(fix, cause: cause, catalog: catalog, policy: policy, scratch: &scratch,
-                              sidesReady: sidesReady, events: &events)
+            if devices[di].needsGeometry(fix, catalog: catalog, policy: policy) {
+                devices[di].apply(fix, cause: cause, catalog: catalog, policy: policy, scratch: &scratch, events: &events)
+            } else if fix.isValid {
+                fixesAnsweredByAnchor += 1
+            }
         case .sighting(let sighting):
             devices[di].apply(sighting, cause: cause, catalog: catalog, policy: policy, matches: &scratch.candidates, events: &events)
         case .app(let change):
@@ -164,59 +162,16 @@ public struct MonitoringEngine: Sendable {
 
     /// Applies a batch of fixes in order, with exactly the events of one `process` call per fix.
     ///
-    /// Faster for large batches: the stateless geometry of every fix (which conditions are near, on
-    /// which side) is computed first in an order that keeps fixes of the same place together, so
-    /// condition data is read while it is still in cache; the per-device state machines then run in
-    /// record order. A refused fix stops the batch there, as sequential calls would.
+    /// Faster for large batches: devices are split into shards (by number), one per thread, each
+    /// running its devices' fixes in record order, and the events are merged back in record order.
+    /// A fix that its device's anchor (`FixAnchor`) proves changes nothing needs no geometry. When the
+    /// polygons' data outgrows the cache, a shard first computes the geometry of all its fixes in an
+    /// order that keeps fixes of the same place together (`batchGeometryFirst`). A refused fix stops
+    /// the batch there, as sequential calls would.
     public mutating func process(_ batch: [FixRecord], into events: inout [MonitorEvent]) throws(BatchProblem) {
         catalog.prepareIndex(threads: batchThreads)
-        scratch.batchOrder.removeAll(keepingCapacity: true)
-        for (k, record) in batch.enumerated() {
-            let key = record.fix.isValid ? UInt64(catalog.coverGrid.sortKey(record.fix.coordinate)) : UInt64(UInt32.max)
-            scratch.batchOrder.append(key << 32 | UInt64(k))
-        }
-        scratch.batchOrder.sort()
-        scratch.batchStart = [Int32](repeating: 0, count: batch.count)
-        scratch.batchEnd = [Int32](repeating: 0, count: batch.count)
-        scratch.batchCandidates.removeAll(keepingCapacity: true)
-        scratch.batchSides.removeAll(keepingCapacity: true)
-        // The geometry is stateless: contiguous parts of the cell order, one per worker.
-        let workers = max(1, min(batchThreads, scratch.batchOrder.count / 4096))
-        for part in GeometryPart.compute(order: scratch.batchOrder, batch: batch, catalog: catalog, policy: policy,
-                                         workers: workers) {
-            let base = Int32(scratch.batchCandidates.count)
-            scratch.batchCandidates.append(contentsOf: part.candidates)
-            scratch.batchSides.append(contentsOf: part.sides)
-            for r in part.ranges {
-                scratch.batchStart[Int(r.fix)] = base + r.start
-                scratch.batchEnd[Int(r.fix)] = base + r.end
-            }
-        }
-        if workers > 1 {
-            try processSharded(batch, workers: workers, into: &events)
-            return
-        }
-        for (k, record) in batch.enumerated() {
-            scratch.candidates.removeAll(keepingCapacity: true)
-            scratch.sides.removeAll(keepingCapacity: true)
-            for j in Int(scratch.batchStart[k])..<Int(scratch.batchEnd[k]) {
-                scratch.candidates.append(scratch.batchCandidates[j])
-                scratch.sides.append(scratch.batchSides[j])
-            }
-            do throws(ObservationProblem) {
-                try process(.fix(record.fix), device: record.device, cause: record.cause, sidesReady: true, into: &events)
-            } catch {
-                throw BatchProblem(index: k, problem: error)
-            }
-        }
-    }
-
-    /// The state machines of a batch on several threads: devices are split into shards (by number),
-    /// each shard runs its devices' records in order, and the events are merged back in record order —
-    /// the same lines as one call per fix. A refused fix is found first, so that only the fixes before
-    /// it are applied, as sequential calls would.
-    private mutating func processSharded(_ batch: [FixRecord], workers: Int, into events: inout [MonitorEvent]) throws(BatchProblem) {
-        // 1. The first refused fix (bad values, or older than its device's previous record).
+        // 1. The first refused fix (bad values, or older than its device's previous record), found
+        //    first so that only the fixes before it are applied.
         var refused: BatchProblem?
         var latest = [Timestamp?](repeating: nil, count: devices.count)
         for (k, record) in batch.enumerated() {
@@ -238,39 +193,15 @@ public struct MonitoringEngine: Sendable {
         let end = refused?.index ?? batch.count
 
         // 2. The shards, each with its own scratch and outputs.
+        let workers = max(1, min(batchThreads, end / 4096))
         let shards = (0..<workers).map { _ in StateShard() }
         let catalog = self.catalog, policy = self.policy
-        let starts = scratch.batchStart, ends = scratch.batchEnd
-        let candidates = scratch.batchCandidates, sides = scratch.batchSides
+        let geometryFirst = batchGeometryFirst ?? catalog.polygonDataOutgrowsCache
         devices.withUnsafeMutableBufferPointer { devices in
             nonisolated(unsafe) let devices = devices
             DispatchQueue.concurrentPerform(iterations: workers) { w in
-                let shard = shards[w]
-                var scratch = EvaluationScratch()
-                for k in 0..<end where Int(batch[k].device.index) % workers == w {
-                    let record = batch[k], di = Int(record.device.index)
-                    let before = shard.events.count
-                    scratch.candidates.removeAll(keepingCapacity: true)
-                    scratch.sides.removeAll(keepingCapacity: true)
-                    for j in Int(starts[k])..<Int(ends[k]) {
-                        scratch.candidates.append(candidates[j])
-                        scratch.sides.append(sides[j])
-                    }
-                    // Checked above: neither can refuse the fix.
-                    try? devices[di].beginRecord(at: record.fix.time, cause: record.cause, catalog: catalog, policy: policy,
-                                                 events: &shard.events)
-                    devices[di].apply(record.fix, cause: record.cause, catalog: catalog, policy: policy, scratch: &scratch,
-                                      sidesReady: true, events: &shard.events)
-                    devices[di].endRecord(at: record.fix.time, cause: record.cause)
-                    for _ in before..<shard.events.count { shard.eventRecords.append(Int32(k)) }
-                    if !devices[di].authorizationChanges.isEmpty {
-                        for change in devices[di].authorizationChanges {
-                            shard.changes.append(change)
-                            shard.changeRecords.append(Int32(k))
-                        }
-                        devices[di].authorizationChanges.removeAll(keepingCapacity: true)
-                    }
-                }
+                shards[w].run(batch, end: end, worker: w, of: workers, geometryFirst: geometryFirst,
+                              devices: devices, catalog: catalog, policy: policy)
             }
         }
 
@@ -289,6 +220,7 @@ public struct MonitoringEngine: Sendable {
                 nextChange[w] += 1
             }
         }
+        fixesAnsweredByAnchor += shards.reduce(0) { $0 + $1.fixesAnsweredByAnchor }
         for record in batch[..<end] where latestTime.map({ record.fix.time > $0 }) ?? true { latestTime = record.fix.time }
         if let refused { throw refused }
     }
@@ -296,6 +228,15 @@ public struct MonitoringEngine: Sendable {
     private mutating func count(_ outcomes: [RequestOutcome]) {
         for outcome in outcomes { requestOutcomes[outcome, default: 0] += 1 }
     }
+
+    /// Valid fixes that needed no geometry: their device's last evaluated fix proved that they could
+    /// change no geographic pair (`FixAnchor`).
+    public private(set) var fixesAnsweredByAnchor = 0
+
+    /// Whether the batch path computes every fix's geometry ahead in cell order (`true`) or each
+    /// fix's only when its anchor cannot answer (`false`); `nil` chooses by the size of the polygon
+    /// data (for benchmarks and tests: the events are the same either way).
+    public var batchGeometryFirst: Bool?
 
     /// Threads the batch path may use (1: the caller's thread only): for the stateless geometry, for
     /// the state machines, sharded by device, and for building the cover grid.

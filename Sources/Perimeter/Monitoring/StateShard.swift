@@ -1,5 +1,6 @@
-/// One worker's outputs while the state machines of a batch run sharded by device: events and
-/// authorization changes, each with the batch position of the record that produced it.
+/// One worker's share of a batch's state machines, sharded by device: its devices' fixes, run in
+/// record order, and the events and authorization changes they produce, each with the batch position of the
+/// record that produced it.
 ///
 /// `@unchecked Sendable`: each shard is written by exactly one worker, and read only after every
 /// worker has finished.
@@ -8,4 +9,58 @@ final class StateShard: @unchecked Sendable {
     var eventRecords: [Int32] = []
     var changes: [AuthorizationChange] = []
     var changeRecords: [Int32] = []
+    var fixesAnsweredByAnchor = 0
+
+    /// Runs the fixes `batch[..<end]` of the devices numbered `w` modulo `workers`, in record order;
+    /// the fixes were checked, so none is refused.
+    ///
+    /// - Parameter geometryFirst: compute every fix's geometry ahead, in cell order, rather than each
+    ///   fix's when its anchor cannot answer: worth it when polygon data is too large for the cache
+    ///   (random access to it costs more than the fixes the anchors spare).
+    func run(_ batch: [FixRecord], end: Int, worker w: Int, of workers: Int, geometryFirst: Bool,
+             devices: UnsafeMutableBufferPointer<DeviceState>, catalog: ConditionCatalog, policy: MonitoringPolicy) {
+        var scratch = EvaluationScratch()
+        var ahead: GeometryAhead?
+        if geometryFirst {
+            var order: [UInt64] = []
+            for k in 0..<end where Int(batch[k].device.index) % workers == w {
+                order.append(UInt64(catalog.coverGrid.sortKey(batch[k].fix.coordinate)) << 32 | UInt64(k))
+            }
+            order.sort()
+            ahead = GeometryAhead(order: order, batch: batch, catalog: catalog, policy: policy)
+        }
+        for k in 0..<end where Int(batch[k].device.index) % workers == w {
+            let fix = batch[k].fix
+            let needsGeometry = devices[Int(batch[k].device.index)].needsGeometry(fix, catalog: catalog, policy: policy)
+            if !needsGeometry && fix.isValid { fixesAnsweredByAnchor += 1 }
+            if needsGeometry { ahead?.load(k, into: &scratch) }
+            apply(k, batch, devices: devices, catalog: catalog, policy: policy, scratch: &scratch,
+                  needsGeometry: needsGeometry, sidesReady: ahead != nil)
+        }
+    }
+
+    /// Applies fix `k`; one that needs no geometry changes no geographic pair. `sidesReady`: its
+    /// candidates and readings are in `scratch` already.
+    private func apply(_ k: Int, _ batch: [FixRecord], devices: UnsafeMutableBufferPointer<DeviceState>,
+                       catalog: ConditionCatalog, policy: MonitoringPolicy, scratch: inout EvaluationScratch,
+                       needsGeometry: Bool, sidesReady: Bool) {
+        let record = batch[k], di = Int(record.device.index)
+        let before = events.count
+        // Checked by the caller: neither can refuse the fix.
+        try? devices[di].beginRecord(at: record.fix.time, cause: record.cause, catalog: catalog, policy: policy,
+                                     events: &events)
+        if needsGeometry {
+            devices[di].apply(record.fix, cause: record.cause, catalog: catalog, policy: policy, scratch: &scratch,
+                              sidesReady: sidesReady, events: &events)
+        }
+        devices[di].endRecord(at: record.fix.time, cause: record.cause)
+        for _ in before..<events.count { eventRecords.append(Int32(k)) }
+        if !devices[di].authorizationChanges.isEmpty {
+            for change in devices[di].authorizationChanges {
+                changes.append(change)
+                changeRecords.append(Int32(k))
+            }
+            devices[di].authorizationChanges.removeAll(keepingCapacity: true)
+        }
+    }
 }

@@ -1,0 +1,88 @@
+/// What a device's last fully evaluated fix proves about the fixes after it: while a fix stays close
+/// enough to it, no geographic pair can change, so the fix needs no geometry at all.
+///
+/// Let `D` be the great-circle distance to a condition's boundary (1-Lipschitz: a move of δ changes it
+/// by at most δ, and the covered side can change only by crossing the boundary). The engine's measure
+/// `M` of a polygon's distance never falls below `D` and exceeds it by less than the frame's
+/// distortion, `M ≤ (1 + ε) D` with ε = 1 % at the sizes cached here (margins up to 1 km, |latitude|
+/// ≤ 80°, where it is below 0.2 %); a circle's measure is `D` itself. A fix with margin `m′` is then
+/// confidently on the other side of a condition only if `D′ ≥ λ m′` there, λ = 1/(1 + ε), so a move of
+/// δ from the anchor changes nothing when, for every condition,
+/// - the anchor was on the side of the pair's state, at least `D` from the boundary: δ < D + λ m′;
+/// - the anchor was on the other side, within its margin (at most `D` from the boundary): δ + D < λ m′.
+///
+/// The anchor keeps the smallest of those right-hand sides less λ m′ as `budget`.
+/// Conditions that are not candidates of the anchor fix are more than its margin away and
+/// unsatisfied afterwards; a candidate confidently on its side is at least λ × the margin away.
+struct FixAnchor {
+    /// 1/(1 + ε): how much of a later fix's margin certainly lies inside the measured distance.
+    static let marginShare = 1 / 1.01
+    /// Beyond these the polygon measure's distortion is not bounded by ε (it is not cached).
+    static let largestMargin = 1000.0
+    static let largestLatitude = 80.0
+
+    let coordinate: Coordinate
+    /// Metres a later fix may stray beyond λ × its own margin.
+    let budget: Double
+
+    /// Whether the anchor's evaluation can serve for a fix at `c` with margin `m` (SPEC §2 margins).
+    @inline(__always)
+    func holds(at c: Coordinate, margin m: Double) -> Bool {
+        guard Self.isCacheable(c, margin: m) else { return false }
+        let allowance = Self.marginShare * m + budget
+        guard allowance > 0 else { return false }
+        // An upper bound on the great-circle distance: rounding in the haversine is far below this.
+        let moved = Geodesy.distance(coordinate, c) * (1 + 1e-9) + 1e-6
+        return moved < allowance
+    }
+
+    @inline(__always)
+    static func isCacheable(_ c: Coordinate, margin m: Double) -> Bool {
+        m <= largestMargin && abs(c.latitude) <= largestLatitude
+    }
+}
+
+/// Builds a `FixAnchor` from what one fix's evaluation found, candidate by candidate.
+struct FixAnchorBuilder {
+    private let coordinate: Coordinate
+    private let margin: Double
+    /// The smallest distance to a boundary on the pair's own side: λ × the margin for non-candidates
+    /// and candidates confidently on their side, less for those within the margin.
+    private var ownSide: Double
+    /// The largest distance to a boundary on the other side (within the margin).
+    private var otherSide = -Double.infinity
+    private(set) var isValid: Bool
+
+    /// - Parameter nonCandidates: a lower bound on the distance of every condition that is not a
+    ///   candidate of the fix (at least λ × the margin).
+    init(_ c: Coordinate, margin: Double, nonCandidates: Double) {
+        coordinate = c
+        self.margin = margin
+        ownSide = nonCandidates
+        isValid = FixAnchor.isCacheable(c, margin: margin)
+    }
+
+    /// What the anchor allows so far.
+    var budget: Double { min(ownSide, -otherSide) }
+
+    /// A candidate the fix was confidently on the side of its pair's state, at least `low` metres
+    /// from its boundary (great-circle).
+    mutating func addDecided(low: Double) { ownSide = min(ownSide, low) }
+
+    /// A candidate within the margin of the boundary, on `sign`'s side, between `low` and `high`
+    /// metres from it (great-circle), whose pair is now in `state`.
+    mutating func addUndecided(sign: Side, state: ConditionState, low: Double, high: Double) {
+        switch (sign, state) {
+        case (.inside, .satisfied), (.outside, .unsatisfied): ownSide = min(ownSide, low)
+        case (_, .unknown): isValid = false
+        default: otherSide = max(otherSide, high)
+        }
+    }
+
+    /// A pair left pending or unknown: later fixes may change it without moving.
+    mutating func invalidate() { isValid = false }
+
+    var anchor: FixAnchor? {
+        isValid ? FixAnchor(coordinate: coordinate, budget: budget) : nil
+    }
+}

@@ -1,0 +1,34 @@
+/// The geometry of a run of fixes computed ahead, in cell order, so that fixes of the same place are
+/// evaluated together while their conditions' data is in cache: each fix's candidates and readings,
+/// then looked up by the fix's position in the batch.
+struct GeometryAhead {
+    private var candidates: [Int32] = []
+    private var readings: [Reading] = []
+    private var start: [Int32]
+    private var end: [Int32]
+
+    /// - Parameter order: the fixes to evaluate, as (cell sort key << 32 | position in `batch`), sorted.
+    init(order: [UInt64], batch: [FixRecord], catalog: ConditionCatalog, policy: MonitoringPolicy) {
+        start = [Int32](repeating: 0, count: batch.count)
+        end = [Int32](repeating: 0, count: batch.count)
+        var stamps = [UInt32](repeating: 0, count: catalog.geographic.count)
+        for (n, entry) in order.enumerated() {
+            let k = Int(entry & 0xFFFF_FFFF)
+            let fix = batch[k].fix
+            guard fix.isValid else { continue }
+            var frame = FixFrame(fix.coordinate, margin: policy.margin(for: fix))
+            start[k] = Int32(candidates.count)
+            catalog.collectSides(&frame, stamps: &stamps, stamp: UInt32(n + 1), candidates: &candidates, readings: &readings)
+            end[k] = Int32(candidates.count)
+        }
+    }
+
+    /// Puts fix `k`'s candidates and readings in `scratch`.
+    func load(_ k: Int, into scratch: inout EvaluationScratch) {
+        let range = Int(start[k])..<Int(end[k])
+        scratch.candidates.removeAll(keepingCapacity: true)
+        scratch.readings.removeAll(keepingCapacity: true)
+        scratch.candidates.append(contentsOf: candidates[range])
+        scratch.readings.append(contentsOf: readings[range])
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import PerimeterTestSupport
+import Testing
+@testable import Perimeter
+
+/// The pieces anchors are built from: a circle's reading (with the side of the boundary itself when
+/// within the margin) and its chord-based distance, each against the plain haversine.
+@Suite struct FixAnchorTests {
+    @Test func circleReadingEqualsThePlainHaversineOnEveryBand() throws {
+        var rng = SplitMix64(seed: 5)
+        var mismatches: [String] = []
+        for _ in 0..<2000 {
+            let centre = Coordinate(latitude: .random(in: -70...70, using: &rng), longitude: .random(in: -180...180, using: &rng))
+            let circle = try CircularGeographicCondition(center: centre, radius: .random(in: 20...5000, using: &rng))
+            let shape = CircleShape(circle)
+            for _ in 0..<200 {
+                // Points around the radius, the radius ± the margin, and exactly on them.
+                let margin = [0.0, 5, 30, 120].randomElement(using: &rng)!
+                let target = circle.radius + [-margin, 0, margin].randomElement(using: &rng)!
+                let distance = max(0, target + [0, .random(in: -40...40, using: &rng), .random(in: -1e-6...1e-6, using: &rng)]
+                    .randomElement(using: &rng)!)
+                let p = Self.destination(centre, metres: distance, bearing: .random(in: 0..<(2 * .pi), using: &rng))
+                var frame = FixFrame(p, margin: margin)
+                let got = shape.reading(&frame)
+                let d = circle.signedDistance(to: p)
+                let expected: Reading = d <= -margin ? .inside : d > margin ? .outside : d <= 0 ? .nearInside : .nearOutside
+                if got != expected { mismatches.append("\(p) r=\(circle.radius) m=\(margin) d=\(d): \(got) ≠ \(expected)") }
+                let measured = shape.distanceToBoundary(&frame)
+                if abs(measured - abs(d)) > 1e-7 { mismatches.append("\(p): distance \(measured) ≠ \(abs(d))") }
+            }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.prefix(5))")
+    }
+
+    /// A fix that stays well inside the anchor's allowance needs no geometry; one that moves past it,
+    /// or whose margin shrinks, does.
+    @Test func anAnchorAnswersOnlyWithinItsAllowance() {
+        let origin = Coordinate(latitude: 60, longitude: 10)
+        let anchor = FixAnchor(coordinate: origin, budget: 50)
+        let near = Self.destination(origin, metres: 40, bearing: 1)
+        let far = Self.destination(origin, metres: 60, bearing: 1)
+        #expect(anchor.holds(at: near, margin: 0))
+        #expect(!anchor.holds(at: far, margin: 0))
+        #expect(anchor.holds(at: far, margin: 20))
+        #expect(!FixAnchor(coordinate: origin, budget: -30).holds(at: origin, margin: 20))
+        // Beyond the margins and latitudes whose measure is bounded, nothing is cached.
+        #expect(!anchor.holds(at: origin, margin: 5000))
+        #expect(!FixAnchor(coordinate: Coordinate(latitude: 85, longitude: 0), budget: 50)
+            .holds(at: Coordinate(latitude: 85, longitude: 0), margin: 10))
+    }
+
+    /// The point `metres` from `c` along `bearing` (radians from north), on the sphere.
+    static func destination(_ c: Coordinate, metres: Double, bearing: Double) -> Coordinate {
+        let delta = metres / Geodesy.meanEarthRadius
+        let phi1 = c.latitude * Geodesy.radiansPerDegree, lambda1 = c.longitude * Geodesy.radiansPerDegree
+        let phi2 = asin(sin(phi1) * cos(delta) + cos(phi1) * sin(delta) * cos(bearing))
+        let lambda2 = lambda1 + atan2(sin(bearing) * sin(delta) * cos(phi1), cos(delta) - sin(phi1) * sin(phi2))
+        var lon = lambda2 / Geodesy.radiansPerDegree
+        if lon > 180 { lon -= 360 } else if lon < -180 { lon += 360 }
+        return Coordinate(latitude: phi2 / Geodesy.radiansPerDegree, longitude: lon)
+    }
+}
