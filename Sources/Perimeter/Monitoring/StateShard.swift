@@ -22,8 +22,16 @@ final class StateShard: @unchecked Sendable {
         var scratch = EvaluationScratch()
         var ahead: GeometryAhead?
         if geometryFirst {
+            // Each device's fixes up to its first that its anchor cannot answer need no geometry (the
+            // anchor stands until then); the rest may.
             var order: [UInt64] = []
+            var missed = [Bool](repeating: false, count: devices.count)
             for k in 0..<end where Int(batch[k].device.index) % workers == w {
+                let di = Int(batch[k].device.index)
+                if !missed[di] {
+                    guard devices[di].needsGeometry(batch[k].fix, catalog: catalog, policy: policy) else { continue }
+                    missed[di] = true
+                }
                 order.append(UInt64(catalog.coverGrid.sortKey(batch[k].fix.coordinate)) << 32 | UInt64(k))
             }
             order.sort()
