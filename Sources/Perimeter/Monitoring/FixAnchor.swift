@@ -5,7 +5,7 @@
 /// by at most δ, and the covered side can change only by crossing the boundary). The engine's measure
 /// `M` of a polygon's distance never falls below `D` and exceeds it by less than the frame's
 /// distortion, `M ≤ (1 + ε) D` with ε = 1 % at the sizes cached here (margins up to 1 km, |latitude|
-/// ≤ 80°, where it is below 0.2 %); a circle's measure is `D` itself. A fix with margin `m′` is then
+/// ≤ 80°, where it is below 0.1 %); a circle's measure is `D` itself. A fix with margin `m′` is then
 /// confidently on the other side of a condition only if `D′ ≥ λ m′` there, λ = 1/(1 + ε), so a move of
 /// δ from the anchor changes nothing when, for every condition,
 /// - the anchor was on the side of the pair's state, at least `D` from the boundary: δ < D + λ m′;
@@ -45,7 +45,6 @@ struct FixAnchor {
 /// Builds a `FixAnchor` from what one fix's evaluation found, candidate by candidate.
 struct FixAnchorBuilder {
     private let coordinate: Coordinate
-    private let margin: Double
     /// The smallest distance to a boundary on the pair's own side: λ × the margin for non-candidates
     /// and candidates confidently on their side, less for those within the margin.
     private var ownSide: Double
@@ -57,7 +56,6 @@ struct FixAnchorBuilder {
     ///   candidate of the fix (at least λ × the margin).
     init(_ c: Coordinate, margin: Double, nonCandidates: Double) {
         coordinate = c
-        self.margin = margin
         ownSide = nonCandidates
         isValid = FixAnchor.isCacheable(c, margin: margin)
     }
