@@ -100,11 +100,11 @@ extension DeviceState {
         }
     }
 
-    /// Whether `fix` needs its geometry computed: it is valid, and the anchor (`FixAnchor`) cannot
-    /// show that it changes nothing.
+    /// Whether `fix` needs its geometry computed: it is valid, there are geographic conditions, and the
+    /// anchor (`FixAnchor`) cannot show that it changes nothing.
     @inline(__always)
     func needsGeometry(_ fix: Fix, catalog: ConditionCatalog, policy: MonitoringPolicy) -> Bool {
-        guard fix.isValid else { return false }
+        guard fix.isValid, !catalog.geographic.isEmpty else { return false }
         guard geographicSettled == Int32(catalog.geographic.count), let anchor else { return true }
         return !anchor.holds(at: fix.coordinate, margin: policy.margin(for: fix))
     }

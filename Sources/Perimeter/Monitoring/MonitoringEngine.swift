@@ -230,7 +230,7 @@ public struct MonitoringEngine: Sendable {
     }
 
     /// Valid fixes that needed no geometry: their device's last evaluated fix proved that they could
-    /// change no geographic pair (`FixAnchor`).
+    /// change no geographic pair (`FixAnchor`), or no geographic condition is monitored.
     public private(set) var fixesAnsweredByAnchor = 0
 
     /// Whether the batch path computes every fix's geometry ahead in cell order (`true`) or each

@@ -17,8 +17,51 @@ import Darwin
 /// an exponent of at most 22, one `Double` operation.
 enum DecimalNumber {
     /// The value of `bytes` if they are exactly one JSON number with a finite value, else `nil`.
+    ///
+    /// Numbers of at most 19 digits — every coordinate and accuracy a recording holds — are read in
+    /// one tight pass (leading zeros included, the significand cannot overflow); longer ones take
+    /// `parseLong`, which keeps the first 19 significant digits and notes the rest.
     @inline(__always)
     static func parse(_ n: UnsafeBufferPointer<UInt8>) -> Double? {
+        var i = 0
+        let negative = i < n.count && n[i] == UInt8(ascii: "-")
+        if negative { i += 1 }
+        guard i < n.count else { return nil }
+        var significand: UInt64 = 0
+        let integerStart = i
+        if n[i] == UInt8(ascii: "0") {
+            i += 1
+        } else {
+            while i < n.count, n[i] &- UInt8(ascii: "0") < 10 {
+                significand = significand &* 10 &+ UInt64(n[i] &- UInt8(ascii: "0"))
+                i += 1
+            }
+            guard i > integerStart else { return nil }
+        }
+        var digits = i - integerStart, exponent = 0
+        if i < n.count, n[i] == UInt8(ascii: ".") {
+            i += 1
+            let fractionStart = i
+            while i < n.count, n[i] &- UInt8(ascii: "0") < 10 {
+                significand = significand &* 10 &+ UInt64(n[i] &- UInt8(ascii: "0"))
+                i += 1
+            }
+            guard i > fractionStart else { return nil }
+            digits += i - fractionStart
+            exponent = fractionStart - i
+        }
+        guard digits <= 19 else { return parseLong(n) }
+        if i < n.count {
+            guard n[i] == UInt8(ascii: "e") || n[i] == UInt8(ascii: "E") else { return nil }
+            return parseLong(n)
+        }
+        if significand == 0 { return negative ? -0.0 : 0.0 }
+        if let value = exact(significand, exponent) { return negative ? -value : value }
+        return viaStrtod(n)
+    }
+
+    /// `parse(_:)` for any number: more than 19 digits, or an exponent.
+    static func parseLong(_ n: UnsafeBufferPointer<UInt8>) -> Double? {
         var i = 0
         let negative = i < n.count && n[i] == UInt8(ascii: "-")
         if negative { i += 1 }

@@ -138,15 +138,19 @@ enum FastFixDecoder {
                           cells: inout [Range<Int>]) -> (device: Range<Int>, observation: Observation)? {
         cells.removeAll(keepingCapacity: true)
         return line.withUnsafeBufferPointer { b -> (Range<Int>, Observation)? in
+            guard let base = b.baseAddress else { return nil }
+            // Quoted cells are the general reader's; commas found by memchr, a line's few cells at a time.
+            guard memchr(base, Int32(UInt8(ascii: "\"")), b.count) == nil else { return nil }
             var start = 0
-            for i in 0...b.count {
-                if i == b.count || b[i] == UInt8(ascii: ",") {
-                    guard cells.count < columns.count else { return nil }
-                    cells.append(start..<i)
-                    start = i + 1
-                } else if b[i] == UInt8(ascii: "\"") {
-                    return nil
+            while true {
+                guard cells.count < columns.count else { return nil }
+                guard let comma = memchr(base + start, Int32(UInt8(ascii: ",")), b.count - start) else {
+                    cells.append(start..<b.count)
+                    break
                 }
+                let i = base.distance(to: comma.assumingMemoryBound(to: UInt8.self))
+                cells.append(start..<i)
+                start = i + 1
             }
             guard cells.count == columns.count else { return nil }
             for k in 0..<cells.count where !cells[k].isEmpty
