@@ -9,7 +9,7 @@ struct GeometryAhead {
 
     /// - Parameter order: the fixes to evaluate, as (cell sort key << 32 | position in `batch`), sorted.
     init(order: [UInt64], batch: [FixRecord], catalog: ConditionCatalog, policy: MonitoringPolicy) {
-        start = [Int32](repeating: 0, count: batch.count)
+        start = [Int32](repeating: -1, count: batch.count)
         end = [Int32](repeating: 0, count: batch.count)
         var stamps = [UInt32](repeating: 0, count: catalog.geographic.count)
         for (n, entry) in order.enumerated() {
@@ -23,12 +23,14 @@ struct GeometryAhead {
         }
     }
 
-    /// Puts fix `k`'s candidates and readings in `scratch`.
-    func load(_ k: Int, into scratch: inout EvaluationScratch) {
+    /// Puts fix `k`'s candidates and readings in `scratch`; false if they were not computed.
+    func load(_ k: Int, into scratch: inout EvaluationScratch) -> Bool {
+        guard start[k] >= 0 else { return false }
         let range = Int(start[k])..<Int(end[k])
         scratch.candidates.removeAll(keepingCapacity: true)
         scratch.readings.removeAll(keepingCapacity: true)
         scratch.candidates.append(contentsOf: candidates[range])
         scratch.readings.append(contentsOf: readings[range])
+        return true
     }
 }

@@ -1,11 +1,10 @@
 /// One worker's share of a batch's state machines, sharded by device: its devices' fixes, run in
-/// record order, and the events and authorization changes they produce, each with the batch position of the
-/// record that produced it.
+/// record order, and the events and authorization changes they produce, each with the batch position
+/// of the record that produced it.
 ///
 /// `@unchecked Sendable`: each shard is written by exactly one worker, and read only after every
-/// worker has finished.
-/// For the same reason its properties skip the runtime's exclusivity checks, which cost several
-/// per fix on this path.
+/// worker has finished. For the same reason its properties skip the runtime's exclusivity checks,
+/// which cost several per fix on this path.
 final class StateShard: @unchecked Sendable {
     @exclusivity(unchecked) var events: [MonitorEvent] = []
     @exclusivity(unchecked) var eventRecords: [Int32] = []
@@ -43,9 +42,10 @@ final class StateShard: @unchecked Sendable {
             let fix = batch[k].fix
             let needsGeometry = devices[Int(batch[k].device.index)].needsGeometry(fix, catalog: catalog, policy: policy)
             if !needsGeometry && fix.isValid { fixesAnsweredByAnchor += 1 }
-            if needsGeometry { ahead?.load(k, into: &scratch) }
+            // (A fix needing geometry always has it ahead; were it missing, it is computed here.)
+            let sidesReady = needsGeometry && ahead?.load(k, into: &scratch) == true
             apply(k, batch, devices: devices, catalog: catalog, policy: policy, scratch: &scratch,
-                  needsGeometry: needsGeometry, sidesReady: ahead != nil)
+                  needsGeometry: needsGeometry, sidesReady: sidesReady)
         }
     }
 
