@@ -203,8 +203,8 @@ struct ConditionCatalog: Sendable {
             for e in coverGrid.entries(at: frame.coordinate) where !geographicRemoved[Int(e.condition)] {
                 let reading: Reading
                 switch e.relation {
-                case .inside: reading = Double(e.clearance) >= m ? .inside : self.reading(e.condition, &frame)
-                case .outside: reading = Double(e.clearance) > m ? .outside : self.reading(e.condition, &frame)
+                case .inside: reading = e.clearance >= m ? .inside : self.reading(e.condition, &frame)
+                case .outside: reading = e.clearance > m ? .outside : self.reading(e.condition, &frame)
                 case .crossed: reading = self.reading(e.condition, &frame)
                 }
                 candidates.append(e.condition)

@@ -11,11 +11,23 @@ import Foundation
 /// than the margin) fall back to the exact predicates. Conditions too large for the grid, and those
 /// added since it was built, are listed separately and tested the ordinary way.
 struct CoverGrid: Sendable, Equatable {
+    /// Eight bytes: most of the grid's memory is entries.
     struct Entry: Sendable, Equatable {
         var condition: Int32
+        /// `clearance` in 1/256 m, rounded down and capped at 256 m (beyond any margin the grid answers
+        /// for), so it stays a lower bound.
+        private var clearanceCode: UInt16
         var relation: Relation
+
+        init(condition: Int32, relation: Relation, clearance: Double) {
+            self.condition = condition
+            self.relation = relation
+            clearanceCode = UInt16(min(65_535, max(0, (clearance * 256).rounded(.down))))
+        }
+
         /// Metres every point of the cell keeps from the boundary (0 when crossed).
-        var clearance: Float
+        @inline(__always)
+        var clearance: Double { Double(clearanceCode) / 256 }
     }
 
     enum Relation: UInt8, Sendable {
@@ -127,7 +139,7 @@ struct CoverGrid: Sendable, Equatable {
                         if relation == .outside && clearance > reach { continue }
                         // A point rounding into the cell from a hair outside it is still this far away.
                         if clearance < 0.001 { relation = .crossed; clearance = 0 }
-                        run.entries.append(Entry(condition: Int32(i), relation: relation, clearance: Float(clearance).nextDown))
+                        run.entries.append(Entry(condition: Int32(i), relation: relation, clearance: clearance))
                         run.cellOfEntry.append(Int32(r * columns + c))
                     }
                 }
