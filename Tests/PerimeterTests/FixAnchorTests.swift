@@ -49,6 +49,31 @@ import Testing
             .holds(at: Coordinate(latitude: 85, longitude: 0), margin: 10))
     }
 
+    /// The quick bound in `holds` only ever answers as the haversine would: near the allowance, across
+    /// the antimeridian, up to 80° of latitude, and far away.
+    @Test func holdsAnswersAsTheHaversineDoes() {
+        var rng = SplitMix64(seed: 6)
+        var mismatches: [String] = []
+        var answeredYes = 0
+        for _ in 0..<200_000 {
+            let origin = Coordinate(latitude: .random(in: -80...80, using: &rng),
+                                    longitude: [.random(in: -180...180, using: &rng), 179.9999, -179.9999].randomElement(using: &rng)!)
+            let anchor = FixAnchor(coordinate: origin, budget: .random(in: -50...300, using: &rng))
+            let margin = [0.0, 5, 35, 65, 400].randomElement(using: &rng)!
+            let allowance = FixAnchor.marginShare * margin + anchor.budget
+            let distance = [Double.random(in: 0...500, using: &rng), max(0, allowance + .random(in: -1e-5...1e-5, using: &rng)),
+                            .random(in: 0...2e6, using: &rng)].randomElement(using: &rng)!
+            let p = Self.destination(origin, metres: distance, bearing: .random(in: 0..<(2 * .pi), using: &rng))
+            guard abs(p.latitude) <= 80 else { continue }
+            let expected = allowance > 1e-6 && Geodesy.distance(origin, p) * (1 + 1e-9) + 1e-6 < allowance
+            let got = anchor.holds(at: p, margin: margin)
+            if got != expected { mismatches.append("\(origin) → \(p) allowance \(allowance): \(got)") }
+            if got { answeredYes += 1 }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.prefix(5))")
+        #expect(answeredYes > 10_000)
+    }
+
     /// The point `metres` from `c` along `bearing` (radians from north), on the sphere.
     static func destination(_ c: Coordinate, metres: Double, bearing: Double) -> Coordinate {
         let delta = metres / Geodesy.meanEarthRadius

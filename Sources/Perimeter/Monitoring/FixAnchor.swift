@@ -1,3 +1,5 @@
+import Foundation
+
 /// What a device's last fully evaluated fix proves about the fixes after it: while a fix stays close
 /// enough to it, no geographic pair can change, so the fix needs no geometry at all.
 ///
@@ -24,17 +26,39 @@ struct FixAnchor {
     let coordinate: Coordinate
     /// Metres a later fix may stray beyond λ × its own margin.
     let budget: Double
+    /// cos(latitude) of the anchor, for the quick bound in `holds`.
+    private let cosLatitude: Double
 
-    /// Whether the anchor's evaluation can serve for a fix at `c` with margin `m` (SPEC §2 margins).
+    init(coordinate: Coordinate, budget: Double) {
+        self.coordinate = coordinate
+        self.budget = budget
+        cosLatitude = cos(coordinate.latitude * Geodesy.radiansPerDegree)
+    }
+
+    /// Whether the anchor's evaluation can serve for a fix at `c` with margin `m` (SPEC §2 margins):
+    /// whether `c` is certainly less than λ m + `budget` from the anchor.
     @inline(__always)
     func holds(at c: Coordinate, margin m: Double) -> Bool {
         guard Self.isCacheable(c, margin: m) else { return false }
         let allowance = Self.marginShare * m + budget
-        guard allowance > 0 else { return false }
+        guard allowance > 1e-6 else { return false }
+        // Most answers without trigonometry: hav θ = hav Δφ + cos φ₁ cos φ₂ hav Δλ ≤ S with
+        // hav x ≤ (x/2)² and cos φ₂ ≤ cos φ₁ + |Δφ|; and θ ≤ 2√S × 1.00005 while S ≤ 10⁻⁴
+        // (asin y ≤ y/√(1 − y²)). The factor 1.0001 also covers rounding, so an answer here is the
+        // one the haversine below would give.
+        let dPhi = (c.latitude - coordinate.latitude) * Geodesy.radiansPerDegree
+        var dLambda = (c.longitude - coordinate.longitude) * Geodesy.radiansPerDegree
+        if dLambda > .pi { dLambda -= 2 * .pi } else if dLambda < -.pi { dLambda += 2 * .pi }
+        let bound = 0.25 * (dPhi * dPhi + cosLatitude * (cosLatitude + abs(dPhi)) * dLambda * dLambda)
+        let limit = allowance - 1e-6
+        if bound <= 1e-4 && bound * Self.chordScaleSquared < limit * limit { return true }
         // An upper bound on the great-circle distance: rounding in the haversine is far below this.
         let moved = Geodesy.distance(coordinate, c) * (1 + 1e-9) + 1e-6
         return moved < allowance
     }
+
+    /// (2R × 1.0001)²: metres² per unit of the bound in `holds`.
+    private static let chordScaleSquared = (2 * Geodesy.meanEarthRadius * 1.0001) * (2 * Geodesy.meanEarthRadius * 1.0001)
 
     @inline(__always)
     static func isCacheable(_ c: Coordinate, margin m: Double) -> Bool {
