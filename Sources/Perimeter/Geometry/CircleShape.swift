@@ -63,6 +63,16 @@ struct CircleShape: Sendable {
         return abs(2 * Geodesy.meanEarthRadius * asin(chord / 2) - condition.radius)
     }
 
+    /// The great-circle distance from the centre to the point `c`, given also as its unit vector
+    /// (the cover grid computes those from per-row and per-column tables, without trigonometry).
+    @inline(__always)
+    func centreDistance(to c: Coordinate, unit ux: Double, _ uy: Double, _ uz: Double) -> Double {
+        let dx = ux - x, dy = uy - y, dz = uz - z
+        let chord = (dx * dx + dy * dy + dz * dz).squareRoot()
+        guard chord < 1.9 else { return Geodesy.distance(condition.center, c) }
+        return 2 * Geodesy.meanEarthRadius * asin(chord / 2)
+    }
+
     @inline(__always)
     private func chordSquared(_ frame: inout FixFrame) -> Double {
         frame.prepareUnitVector()

@@ -118,17 +118,19 @@ struct ConditionCatalog: Sendable {
         return s.isPolygon ? polygonShapes[Int(s.slot)].boundingBox : circleShapes[Int(s.slot)].boundingBox
     }
 
-    /// What holds for every point of `cell` with respect to geographic condition `i`: wholly inside,
+    /// What holds for every point of a cell with respect to geographic condition `i`: wholly inside,
     /// wholly outside, or crossed, and a lower bound on the distance to the boundary (as
-    /// `side(_:_:)` measures it) for the first two. Distances beyond `reach` need not be exact.
-    /// - Parameter halfDiagonal: a distance within which every point of the cell lies of its centre.
-    func relation(_ i: Int32, to cell: BoundingBox, halfDiagonal h: Double, reach: Double) -> (CoverGrid.Relation, Double) {
-        let centre = Coordinate(latitude: (cell.minLatitude + cell.maxLatitude) / 2,
-                                longitude: (cell.minLongitude + cell.maxLongitude) / 2)
+    /// `reading(_:_:)` measures it) for the first two. Distances beyond `reach` need not be exact.
+    /// - Parameters:
+    ///   - centre: the cell's centre, and the same as a unit vector.
+    ///   - halfDiagonal: a distance within which every point of the cell lies of its centre (with
+    ///     enough to spare for the rounding of `centre`).
+    func relation(_ i: Int32, centre: Coordinate, unit: (x: Double, y: Double, z: Double), halfDiagonal h: Double,
+                  reach: Double) -> (CoverGrid.Relation, Double) {
         let s = shapeSlots[Int(i)]
         if !s.isPolygon {
-            let circle = circleShapes[Int(s.slot)].condition
-            let dc = Geodesy.distance(circle.center, centre)
+            let shape = circleShapes[Int(s.slot)], circle = shape.condition
+            let dc = shape.centreDistance(to: centre, unit: unit.x, unit.y, unit.z)
             if dc + h < circle.radius { return (.inside, circle.radius - (dc + h)) }
             if dc - h > circle.radius { return (.outside, dc - h - circle.radius) }
             return (.crossed, 0)

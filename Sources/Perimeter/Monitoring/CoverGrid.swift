@@ -111,12 +111,23 @@ struct CoverGrid: Sendable, Equatable {
                     Coordinate(latitude: cell.maxLatitude, longitude: cell.minLongitude)]
                 .map { Geodesy.distance(centre, $0) }.max()! * 1.01 + 0.01
         }
+        // Cell centres, and their unit vectors from per-row and per-column sines and cosines.
+        let rowCentres: [(latitude: Double, sin: Double, cos: Double)] = (0..<rows).map { r in
+            let cell = Self.cellBox(r, 0, area.minLatitude, area.minLongitude, latitudeStep, longitudeStep)
+            let latitude = (cell.minLatitude + cell.maxLatitude) / 2, phi = latitude * Geodesy.radiansPerDegree
+            return (latitude, sin(phi), cos(phi))
+        }
+        let columnCentres: [(longitude: Double, sin: Double, cos: Double)] = (0..<columns).map { c in
+            let cell = Self.cellBox(0, c, area.minLatitude, area.minLongitude, latitudeStep, longitudeStep)
+            let longitude = (cell.minLongitude + cell.maxLongitude) / 2, lambda = longitude * Geodesy.radiansPerDegree
+            return (longitude, sin(lambda), cos(lambda))
+        }
         // Per condition, the cells within reach, classified: runs of conditions on `threads` threads,
         // concatenated in condition order (so each cell lists its conditions in ascending order).
         let runCount = max(1, min(threads * 8, count / 64))
         let runs = (0..<runCount).map { k in
             CoverRun(start: count * k / runCount, end: count * (k + 1) / runCount) {
-                [minLatitude, minLongitude, latitudeStep, longitudeStep, rows, columns, reach, area] run, i in
+                [minLatitude, minLongitude, latitudeStep, longitudeStep, rows, columns, reach, area, rowCentres, columnCentres] run, i in
                 guard !catalog.geographicRemoved[i] else { return }
                 let box = Geodesy.expanded(catalog.boundingBox(Int32(i)), metres: reach)
                 guard box.minLongitude >= minLongitude, box.maxLongitude <= area.maxLongitude,
@@ -134,8 +145,10 @@ struct CoverGrid: Sendable, Equatable {
                 }
                 for r in r0...r1 {
                     for c in c0...c1 {
-                        let cell = Self.cellBox(r, c, minLatitude, minLongitude, latitudeStep, longitudeStep)
-                        var (relation, clearance) = catalog.relation(Int32(i), to: cell, halfDiagonal: halfDiagonals[r], reach: reach)
+                        let row = rowCentres[r], column = columnCentres[c]
+                        var (relation, clearance) = catalog.relation(
+                            Int32(i), centre: Coordinate(latitude: row.latitude, longitude: column.longitude),
+                            unit: (row.cos * column.cos, row.cos * column.sin, row.sin), halfDiagonal: halfDiagonals[r], reach: reach)
                         if relation == .outside && clearance > reach { continue }
                         // A point rounding into the cell from a hair outside it is still this far away.
                         if clearance < 0.001 { relation = .crossed; clearance = 0 }
