@@ -19,7 +19,6 @@ struct BeaconMatcher: Sendable {
         /// key with one condition holds it in `first`; a longer run is lists[first ..< first + count].
         var slots: [(UInt64, Int32, Int32)] = [(0, 0, 0)]
         var mask = 0
-        var isEmpty = true
 
         init() {}
 
@@ -27,7 +26,6 @@ struct BeaconMatcher: Sendable {
             let capacity = BeaconMatcher.capacity(for: byKey.count)
             slots = Array(repeating: (0, 0, 0), count: capacity)
             mask = capacity - 1
-            isEmpty = byKey.isEmpty
             for (key, list) in byKey.sorted(by: { $0.key < $1.key }) {
                 var slot = BeaconMatcher.hash(key) & mask
                 while slots[slot].0 != 0 { slot = (slot + 1) & mask }
@@ -40,9 +38,18 @@ struct BeaconMatcher: Sendable {
             }
         }
 
+        /// The slot a probe for `key` starts at, and its stored key (read early, so that the probes of
+        /// several tables wait for memory together rather than one after another).
         @inline(__always)
-        func append(_ key: UInt64, lists: [Int32], into result: inout [Int32]) {
-            var slot = BeaconMatcher.hash(key) & mask
+        func start(_ key: UInt64) -> (slot: Int, stored: UInt64) {
+            let slot = BeaconMatcher.hash(key) & mask
+            return (slot, slots[slot].0)
+        }
+
+        @inline(__always)
+        func append(_ key: UInt64, from start: (slot: Int, stored: UInt64), lists: [Int32], into result: inout [Int32]) {
+            if start.stored == 0 { return }
+            var slot = start.slot
             while slots[slot].0 != 0 {
                 if slots[slot].0 == key + 1 {
                     let (first, count) = (slots[slot].1, slots[slot].2)
@@ -122,9 +129,12 @@ struct BeaconMatcher: Sendable {
         guard u >= 0 else { return }
         let first = result.count
         let major = UInt64(identity.major), minor = UInt64(identity.minor)
-        if !exact.isEmpty { exact.append(Self.key(u, major, minor), lists: lists, into: &result) }
-        if !byMajor.isEmpty { byMajor.append(Self.key(u, major, 0), lists: lists, into: &result) }
-        if !byUUID.isEmpty { byUUID.append(Self.key(u, 0, 0), lists: lists, into: &result) }
+        let exactKey = Self.key(u, major, minor), majorKey = Self.key(u, major, 0), uuidKey = Self.key(u, 0, 0)
+        // (An empty table is one empty slot: its probe finds nothing.)
+        let s0 = exact.start(exactKey), s1 = byMajor.start(majorKey), s2 = byUUID.start(uuidKey)
+        exact.append(exactKey, from: s0, lists: lists, into: &result)
+        byMajor.append(majorKey, from: s1, lists: lists, into: &result)
+        byUUID.append(uuidKey, from: s2, lists: lists, into: &result)
         if result.count - first > 1 { result[first...].sort() }
     }
 }
