@@ -165,9 +165,9 @@ public struct MonitoringEngine: Sendable {
     /// Faster for large batches: devices are split into shards (by number), one per thread, each
     /// running its devices' fixes in record order, and the events are merged back in record order.
     /// A fix that its device's anchor (`FixAnchor`) proves changes nothing needs no geometry. When the
-    /// polygons' data outgrows the cache, a shard first computes the geometry of all its fixes in an
-    /// order that keeps fixes of the same place together (`batchGeometryFirst`). A refused fix stops
-    /// the batch there, as sequential calls would.
+    /// polygons' data outgrows the cache, a shard first computes the geometry of its fixes (from each
+    /// device's first that its anchor cannot answer) in an order that keeps fixes of the same place
+    /// together (`batchGeometryFirst`). A refused fix stops the batch there, as sequential calls would.
     public mutating func process(_ batch: [FixRecord], into events: inout [MonitorEvent]) throws(BatchProblem) {
         catalog.prepareIndex(threads: batchThreads)
         // 1. The first refused fix (bad values, or older than its device's previous record), found
