@@ -18,9 +18,9 @@ import Darwin
 enum DecimalNumber {
     /// The value of `bytes` if they are exactly one JSON number with a finite value, else `nil`.
     ///
-    /// Numbers of at most 19 digits — every coordinate and accuracy a recording holds — are read in
-    /// one tight pass (leading zeros included, the significand cannot overflow); longer ones take
-    /// `parseLong`, which keeps the first 19 significant digits and notes the rest.
+    /// One pass checks the grammar and accumulates the digits, which is exact for numbers of at most
+    /// 19 digits — every coordinate and accuracy a recording holds (leading zeros included). Longer
+    /// ones take their first 19 significant digits again (`significantDigits`) and note the rest.
     @inline(__always)
     static func parse(_ n: UnsafeBufferPointer<UInt8>) -> Double? {
         var i = 0
@@ -38,7 +38,8 @@ enum DecimalNumber {
             }
             guard i > integerStart else { return nil }
         }
-        var digits = i - integerStart, exponent = 0
+        let integer = integerStart..<i
+        var fraction = i..<i
         if i < n.count, n[i] == UInt8(ascii: ".") {
             i += 1
             let fractionStart = i
@@ -47,60 +48,9 @@ enum DecimalNumber {
                 i += 1
             }
             guard i > fractionStart else { return nil }
-            digits += i - fractionStart
-            exponent = fractionStart - i
+            fraction = fractionStart..<i
         }
-        guard digits <= 19 else { return parseLong(n) }
-        if i < n.count {
-            guard n[i] == UInt8(ascii: "e") || n[i] == UInt8(ascii: "E") else { return nil }
-            return parseLong(n)
-        }
-        if significand == 0 { return negative ? -0.0 : 0.0 }
-        if let value = exact(significand, exponent) { return negative ? -value : value }
-        return viaStrtod(n)
-    }
-
-    /// `parse(_:)` for any number: more than 19 digits, or an exponent.
-    static func parseLong(_ n: UnsafeBufferPointer<UInt8>) -> Double? {
-        var i = 0
-        let negative = i < n.count && n[i] == UInt8(ascii: "-")
-        if negative { i += 1 }
-        guard i < n.count else { return nil }
-        var significand: UInt64 = 0
-        var digits = 0  // significant digits taken into `significand`
-        var dropped = false  // a non-zero digit beyond the 19th
-        var exponent = 0  // decimal exponent of `significand`'s last digit
-        @inline(__always) func take(_ d: UInt8, fraction: Bool) {
-            if digits < 19 {
-                if d != 0 || digits > 0 {
-                    significand = significand &* 10 &+ UInt64(d)
-                    digits += 1
-                }
-                if fraction { exponent -= 1 }
-            } else {
-                if !fraction { exponent += 1 }
-                if d != 0 { dropped = true }
-            }
-        }
-        if n[i] == UInt8(ascii: "0") {
-            i += 1
-        } else {
-            let start = i
-            while i < n.count, n[i] &- UInt8(ascii: "0") < 10 {
-                take(n[i] &- UInt8(ascii: "0"), fraction: false)
-                i += 1
-            }
-            guard i > start else { return nil }
-        }
-        if i < n.count, n[i] == UInt8(ascii: ".") {
-            i += 1
-            let start = i
-            while i < n.count, n[i] &- UInt8(ascii: "0") < 10 {
-                take(n[i] &- UInt8(ascii: "0"), fraction: true)
-                i += 1
-            }
-            guard i > start else { return nil }
-        }
+        var exponent = 0
         if i < n.count, n[i] == UInt8(ascii: "e") || n[i] == UInt8(ascii: "E") {
             i += 1
             var sign = 1
@@ -115,12 +65,41 @@ enum DecimalNumber {
                 i += 1
             }
             guard i > start else { return nil }
-            exponent += sign * value
+            exponent = sign * value
         }
         guard i == n.count else { return nil }
+        var dropped = false
+        if integer.count + fraction.count <= 19 {
+            exponent -= fraction.count
+        } else {
+            (significand, exponent, dropped) = significantDigits(n, integer, fraction, exponent: exponent)
+        }
         if significand == 0 && !dropped { return negative ? -0.0 : 0.0 }
         if !dropped, let value = exact(significand, exponent) { return negative ? -value : value }
         return viaStrtod(n)
+    }
+
+    /// The first 19 significant digits of `integer` and `fraction` (ranges of digits in `n`), the
+    /// decimal exponent of the last one taken, and whether a non-zero digit was left out.
+    private static func significantDigits(_ n: UnsafeBufferPointer<UInt8>, _ integer: Range<Int>, _ fraction: Range<Int>,
+                                          exponent start: Int) -> (UInt64, Int, Bool) {
+        var significand: UInt64 = 0, digits = 0, exponent = start, dropped = false
+        for (range, isFraction) in [(integer, false), (fraction, true)] {
+            for k in range {
+                let d = n[k] &- UInt8(ascii: "0")
+                if digits < 19 {
+                    if d != 0 || digits > 0 {
+                        significand = significand &* 10 &+ UInt64(d)
+                        digits += 1
+                    }
+                    if isFraction { exponent -= 1 }
+                } else {
+                    if !isFraction { exponent += 1 }
+                    if d != 0 { dropped = true }
+                }
+            }
+        }
+        return (significand, exponent, dropped)
     }
 
     /// `significand × 10^exponent` correctly rounded, when the fast paths can be sure of it.
