@@ -66,6 +66,9 @@ struct ConditionCatalog: Sendable {
     /// Whether each beacon condition was removed (read per queued exit).
     private(set) var beaconRemoved: [Bool] = []
     private(set) var coverGrid = CoverGrid()
+    /// About how many bytes the polygons' evaluation data takes, counted as they are added: a polygon
+    /// is its edges several times over (raster, lists).
+    private(set) var polygonBytes = 0
 
     struct ShapeSlot {
         var isPolygon: Bool
@@ -85,6 +88,7 @@ struct ConditionCatalog: Sendable {
             let shape = PolygonShape(polygon.polygons)
             shapeSlots.append(ShapeSlot(isPolygon: true, slot: Int32(polygonShapes.count)))
             polygonShapes.append(shape)
+            polygonBytes += shape.locator.edges.count * MemoryLayout<Double>.size * 3
             addGeographic(condition, box: shape.boundingBox, identifier: identifier, initialState: initialState)
         case .beacon(let beacon):
             let i = Int32(beacons.count)
@@ -164,9 +168,6 @@ struct ConditionCatalog: Sendable {
         return circleShapes[Int(s.slot)].distanceToBoundary(&frame)
     }
 
-    /// About how many bytes the polygons' evaluation data takes: a polygon is its edges several times
-    /// over (raster, lists).
-    var polygonBytes: Int { polygonShapes.reduce(0) { $0 + $1.locator.edges.count * MemoryLayout<Double>.size * 3 } }
 
     /// Whether the polygons' data is too large to stay in cache, so that evaluating fixes in cell order
     /// pays (measured on the peer workloads, see `ContainmentQuery.cachedBytes`).
