@@ -102,21 +102,19 @@ struct CoverGrid: Sendable, Equatable {
         latitudeStep = (area.maxLatitude - area.minLatitude) / Double(rows)
         longitudeStep = (area.maxLongitude - area.minLongitude) / Double(columns)
 
-        // Every point of a cell lies within h of its centre; h depends only on the row (the corners are
+        // Per row: the cells' centre latitude, its sine and cosine (for the centres' unit vectors), and
+        // a distance h within which every point of a cell lies of its centre (the corners are
         // farthest; 1 % slack).
-        let halfDiagonals: [Double] = (0..<rows).map { r in
-            let cell = Self.cellBox(r, 0, area.minLatitude, area.minLongitude, latitudeStep, longitudeStep)
-            let centre = Coordinate(latitude: (cell.minLatitude + cell.maxLatitude) / 2, longitude: (cell.minLongitude + cell.maxLongitude) / 2)
-            return [Coordinate(latitude: cell.minLatitude, longitude: cell.minLongitude),
-                    Coordinate(latitude: cell.maxLatitude, longitude: cell.minLongitude)]
-                .map { Geodesy.distance(centre, $0) }.max()! * 1.01 + 0.01
-        }
-        // Cell centres, and their unit vectors from per-row and per-column sines and cosines.
-        let rowCentres: [(latitude: Double, sin: Double, cos: Double)] = (0..<rows).map { r in
+        let rowCentres: [(latitude: Double, sin: Double, cos: Double, halfDiagonal: Double)] = (0..<rows).map { r in
             let cell = Self.cellBox(r, 0, area.minLatitude, area.minLongitude, latitudeStep, longitudeStep)
             let latitude = (cell.minLatitude + cell.maxLatitude) / 2, phi = latitude * Geodesy.radiansPerDegree
-            return (latitude, sin(phi), cos(phi))
+            let centre = Coordinate(latitude: latitude, longitude: (cell.minLongitude + cell.maxLongitude) / 2)
+            let halfDiagonal = [Coordinate(latitude: cell.minLatitude, longitude: cell.minLongitude),
+                                Coordinate(latitude: cell.maxLatitude, longitude: cell.minLongitude)]
+                .map { Geodesy.distance(centre, $0) }.max()! * 1.01 + 0.01
+            return (latitude, sin(phi), cos(phi), halfDiagonal)
         }
+        // Per column: the centre longitude, its sine and cosine.
         let columnCentres: [(longitude: Double, sin: Double, cos: Double)] = (0..<columns).map { c in
             let cell = Self.cellBox(0, c, area.minLatitude, area.minLongitude, latitudeStep, longitudeStep)
             let longitude = (cell.minLongitude + cell.maxLongitude) / 2, lambda = longitude * Geodesy.radiansPerDegree
@@ -148,7 +146,7 @@ struct CoverGrid: Sendable, Equatable {
                         let row = rowCentres[r], column = columnCentres[c]
                         var (relation, clearance) = catalog.relation(
                             Int32(i), centre: Coordinate(latitude: row.latitude, longitude: column.longitude),
-                            unit: (row.cos * column.cos, row.cos * column.sin, row.sin), halfDiagonal: halfDiagonals[r], reach: reach)
+                            unit: (row.cos * column.cos, row.cos * column.sin, row.sin), halfDiagonal: row.halfDiagonal, reach: reach)
                         if relation == .outside && clearance > reach { continue }
                         // A point rounding into the cell from a hair outside it is still this far away.
                         if clearance < 0.001 { relation = .crossed; clearance = 0 }
