@@ -67,10 +67,11 @@ struct BeaconMatcher: Sendable {
 
     init() {}
 
-    init(_ beacons: [ConditionCatalog.Beacon]) {
+    /// - Parameter removed: whether each condition was removed (left out).
+    init(_ beacons: [ConditionCatalog.Beacon], removed: [Bool]) {
         var uuids: [UUID: Int32] = [:]
         var byKey: [[UInt64: [Int32]]] = [[:], [:], [:]]
-        for (i, b) in beacons.enumerated() where !b.isRemoved {
+        for (i, b) in beacons.enumerated() where !removed[i] {
             let u = uuids[b.condition.uuid] ?? {
                 let next = Int32(uuids.count)
                 uuids[b.condition.uuid] = next

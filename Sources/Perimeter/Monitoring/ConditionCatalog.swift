@@ -21,7 +21,6 @@ struct ConditionCatalog: Sendable {
         var identifier: String
         var condition: Condition
         var initialState: ConditionState
-        var isRemoved = false
     }
 
     struct Beacon {
@@ -30,7 +29,6 @@ struct ConditionCatalog: Sendable {
         var initialState: ConditionState
         /// Stream time of the addition; `nil` for conditions there from the start.
         var addedAt: Timestamp?
-        var isRemoved = false
     }
 
     enum Entry: Hashable {
@@ -186,7 +184,7 @@ struct ConditionCatalog: Sendable {
     /// - Parameter threads: threads that may build the cover grid.
     mutating func prepareIndex(force: Bool = false, threads: Int = 1) {
         if beaconMatcherIsStale {
-            beaconMatcher = BeaconMatcher(beacons)
+            beaconMatcher = BeaconMatcher(beacons, removed: beaconRemoved)
             beaconMatcherIsStale = false
         }
         if index.needsRebuild || (force && index.hasUnindexed) { index.rebuild() }
@@ -280,11 +278,9 @@ struct ConditionCatalog: Sendable {
         identifiers.removeAll { $0 == identifier }
         switch entry {
         case .geographic(let i):
-            geographic[Int(i)].isRemoved = true
             geographicRemoved[Int(i)] = true
             index.remove(i)
         case .beacon(let i):
-            beacons[Int(i)].isRemoved = true
             beaconRemoved[Int(i)] = true
             beaconMatcherIsStale = true
         }

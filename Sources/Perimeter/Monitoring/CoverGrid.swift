@@ -66,7 +66,7 @@ struct CoverGrid: Sendable, Equatable {
         // The extent and a typical size, from the live conditions' boxes.
         var extent: BoundingBox?
         var sizes: [Double] = []
-        for i in 0..<count where !catalog.geographic[i].isRemoved {
+        for i in 0..<count where !catalog.geographicRemoved[i] {
             let box = catalog.boundingBox(Int32(i))
             extent = extent.map { $0.union(box) } ?? box
             sizes.append((box.maxLatitude - box.minLatitude) * Geodesy.metresPerDegree)

@@ -233,13 +233,14 @@ public struct MonitoringEngine: Sendable {
     /// change no geographic pair (`FixAnchor`), or no geographic condition is monitored.
     public private(set) var fixesAnsweredByAnchor = 0
 
-    /// Whether the batch path computes every fix's geometry ahead in cell order (`true`) or each
-    /// fix's only when its anchor cannot answer (`false`); `nil` chooses by the size of the polygon
-    /// data (for benchmarks and tests: the events are the same either way).
+    /// Whether the batch path computes its fixes' geometry ahead in cell order (`true`: every fix from
+    /// each device's first that its anchor cannot answer) or each fix's only when its anchor cannot
+    /// answer (`false`); `nil` chooses by the size of the polygon data (for benchmarks and tests: the
+    /// events are the same either way).
     public var batchGeometryFirst: Bool?
 
-    /// Threads the batch path may use (1: the caller's thread only): for the stateless geometry, for
-    /// the state machines, sharded by device, and for building the cover grid.
+    /// Threads the batch path may use (1: the caller's thread only): for the state machines, sharded
+    /// by device (each shard computing its own fixes' geometry), and for building the cover grid.
     public var batchThreads = 1
 
     /// What became of the authorization requests so far (SPEC §3: a request made when the app is not
