@@ -5,8 +5,8 @@ import Darwin
 #endif
 import Perimeter
 
-/// A fast path for the commonest JSON Lines record, a fix or a sighting written as a flat object of
-/// plain strings and numbers: it reads the bytes in place, without building a JSON tree.
+/// A fast path for the commonest record, a plain fix (JSON Lines: a flat object of plain strings and
+/// numbers; CSV: a row without quotes): it reads the bytes in place, without building a JSON tree.
 ///
 /// It answers only when the record is well-formed and complete; anything else — another type,
 /// escapes, nesting, a missing or unknown field, a bad value — returns `nil`, and the general parser
