@@ -159,7 +159,8 @@ public enum BatchEvaluation {
                 try drain(&engine, outputs: &outputs)
                 events.removeAll(keepingCapacity: true)
                 do throws(ObservationProblem) {
-                    try engine.process(record.observation, device: record.device, cause: record.line, into: &events)
+                    try engine.process(record.observation, device: deviceID(number: record.deviceNumber, name: record.device, &engine),
+                                       cause: record.line, into: &events)
                 } catch {
                     // Write what the time before the refused record produced, then refuse it.
                     try write(events, &engine, outputs: &outputs)
