@@ -52,6 +52,12 @@ struct Fixes {
         t = f.array(Int64.self); device = f.array(UInt32.self)
     }
     var count: Int { lat.count }
+
+    /// Fix `i` as the engine takes it.
+    func fix(_ i: Int) -> Fix {
+        Fix(time: Timestamp(nanosecondsSinceEpoch: t[i]), coordinate: Coordinate(latitude: lat[i], longitude: lon[i]),
+            horizontalAccuracy: accuracy[i])
+    }
 }
 
 func circles(_ work: String) -> [Condition] {
@@ -145,21 +151,17 @@ func monitorLatency(_ conditions: [Condition], _ fixes: Fixes, policy: Monitorin
         func p(_ q: Double) -> Double { s[min(s.count - 1, Int(Double(s.count) * q))] * 1e6 }
         return String(format: "p50 %.2f µs, p90 %.2f µs, p99 %.2f µs, p99.9 %.2f µs", p(0.5), p(0.9), p(0.99), p(0.999))
     }
-    func fix(_ i: Int) -> Fix {
-        Fix(time: Timestamp(nanosecondsSinceEpoch: fixes.t[i]), coordinate: Coordinate(latitude: fixes.lat[i], longitude: fixes.lon[i]),
-            horizontalAccuracy: fixes.accuracy[i])
-    }
     let warm = min(fixes.count / 2, 100_000), n = min(count, fixes.count - warm)
     var engine = MonitoringEngine(policy: policy)
     for (i, c) in conditions.enumerated() { try! engine.add(c, identifier: "k\(i)") }
     engine.prepare()
     let ids = (0..<(Int(fixes.device.max() ?? 0) + 1)).map { engine.deviceID("d\($0)") }
     var events: [MonitorEvent] = []
-    for i in 0..<warm { try! engine.process(.fix(fix(i)), device: ids[Int(fixes.device[i])], cause: i, into: &events); events.removeAll() }
+    for i in 0..<warm { try! engine.process(.fix(fixes.fix(i)), device: ids[Int(fixes.device[i])], cause: i, into: &events); events.removeAll() }
     var samples: [Double] = []
     samples.reserveCapacity(n)
     for i in warm..<(warm + n) {
-        let f = fix(i), d = ids[Int(fixes.device[i])]
+        let f = fixes.fix(i), d = ids[Int(fixes.device[i])]
         let start = clock.now
         try! engine.process(.fix(f), device: d, cause: i, into: &events)
         samples.append(seconds(clock.now - start))
@@ -170,10 +172,10 @@ func monitorLatency(_ conditions: [Condition], _ fixes: Fixes, policy: Monitorin
     let monitor = Monitor(name: "bench", policy: policy)
     for (i, c) in conditions.enumerated() { try! await monitor.add(c, identifier: "k\(i)") }
     let names = (0..<ids.count).map { "d\($0)" }
-    for i in 0..<warm { _ = try! await monitor.process(.fix(fix(i)), device: names[Int(fixes.device[i])]) }
+    for i in 0..<warm { _ = try! await monitor.process(.fix(fixes.fix(i)), device: names[Int(fixes.device[i])]) }
     samples.removeAll(keepingCapacity: true)
     for i in warm..<(warm + n) {
-        let f = fix(i), name = names[Int(fixes.device[i])]
+        let f = fixes.fix(i), name = names[Int(fixes.device[i])]
         let start = clock.now
         _ = try! await monitor.process(.fix(f), device: name)
         samples.append(seconds(clock.now - start))
@@ -320,19 +322,12 @@ if baseMode == "beacons" {
             let start = clock.now
             for i in 0..<records where perPoint {
                 // One record at a time, as an embedding app or the `Monitor` actor drives the engine.
-                try! e.process(.fix(Fix(time: Timestamp(nanosecondsSinceEpoch: fixes.t[i]),
-                                        coordinate: Coordinate(latitude: fixes.lat[i], longitude: fixes.lon[i]),
-                                        horizontalAccuracy: fixes.accuracy[i])),
-                               device: ids[Int(fixes.device[i])], cause: i, into: &out)
+                try! e.process(.fix(fixes.fix(i)), device: ids[Int(fixes.device[i])], cause: i, into: &out)
                 events += out.count
                 out.removeAll(keepingCapacity: true)
             }
             for i in 0..<records where !perPoint {
-                batch.append(FixRecord(device: ids[Int(fixes.device[i])],
-                                       fix: Fix(time: Timestamp(nanosecondsSinceEpoch: fixes.t[i]),
-                                                coordinate: Coordinate(latitude: fixes.lat[i], longitude: fixes.lon[i]),
-                                                horizontalAccuracy: fixes.accuracy[i]),
-                                       cause: i))
+                batch.append(FixRecord(device: ids[Int(fixes.device[i])], fix: fixes.fix(i), cause: i))
                 if batch.count == batchSize || i == records - 1 {
                     try! e.process(batch, into: &out)
                     batch.removeAll(keepingCapacity: true)
