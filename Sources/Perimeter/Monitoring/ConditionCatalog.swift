@@ -201,7 +201,9 @@ struct ConditionCatalog: Sendable {
                       candidates: inout [Int32], readings: inout [Reading]) {
         let m = frame.margin
         if !coverGrid.isEmpty && m <= coverGrid.reach {
-            for e in coverGrid.entries(at: frame.coordinate) where !geographicRemoved[Int(e.condition)] {
+            for k in coverGrid.entries(at: frame.coordinate) {
+                let e = coverGrid.entry(k)
+                guard !geographicRemoved[Int(e.condition)] else { continue }
                 let reading: Reading
                 switch e.relation {
                 case .inside: reading = e.clearance >= m ? .inside : self.reading(e.condition, &frame)
@@ -214,8 +216,9 @@ struct ConditionCatalog: Sendable {
             let built = coverGrid.builtThrough, count = Int32(geographic.count)
             if coverGrid.excluded.isEmpty && built == count { return }
             let query = ConditionIndex.marginBox(around: frame.coordinate, metres: m)
-            for i in coverGrid.excluded where !geographicRemoved[Int(i)] {
-                if let box = index.boxes[Int(i)], ConditionIndex.meets(box, query) {
+            for k in coverGrid.excluded.indices {
+                let i = coverGrid.excluded[k]
+                if !geographicRemoved[Int(i)], let box = index.boxes[Int(i)], ConditionIndex.meets(box, query) {
                     candidates.append(i)
                     readings.append(reading(i, &frame))
                 }
@@ -243,11 +246,13 @@ struct ConditionCatalog: Sendable {
                         into result: inout [Int32]) {
         var frame = FixFrame(c, margin: 0)
         if !coverGrid.isEmpty {
-            for e in coverGrid.entries(at: c) where e.relation != .outside && !geographicRemoved[Int(e.condition)] {
+            for k in coverGrid.entries(at: c) {
+                let e = coverGrid.entry(k)
+                guard e.relation != .outside && !geographicRemoved[Int(e.condition)] else { continue }
                 if e.relation == .inside || covers(e.condition, &frame) { result.append(e.condition) }
             }
             let built = coverGrid.builtThrough, count = Int32(geographic.count)
-            for i in coverGrid.excluded where covers(i, &frame) { result.append(i) }
+            for k in coverGrid.excluded.indices where covers(coverGrid.excluded[k], &frame) { result.append(coverGrid.excluded[k]) }
             if built < count {
                 for i in built..<count where covers(i, &frame) { result.append(i) }
             }

@@ -26,6 +26,15 @@ public struct ContainmentQuery: Sendable {
     /// Appends the positions (in addition order among geographic conditions, see
     /// `MonitoringEngine.geographicIdentifiers`) of the conditions containing `c`.
     public mutating func conditions(containing c: Coordinate, into result: inout [Int32]) {
+        let catalog = self.catalog  // (one copy per call, as the call would make anyway)
+        conditions(containing: c, catalog: catalog, into: &result)
+    }
+
+    /// `conditions(containing:into:)` with the catalog passed in: a batch takes its copy once, not
+    /// once per point (the compiler copies a stored catalog whole, every array retained, for each call
+    /// that reads it alongside the query's own scratch space).
+    @inline(__always)
+    private mutating func conditions(containing c: Coordinate, catalog: borrowing ConditionCatalog, into result: inout [Int32]) {
         guard c.latitude.isFinite && c.longitude.isFinite else { return }  // not a position: in nothing
         if stamp == .max {
             for i in stamps.indices { stamps[i] = 0 }
@@ -49,11 +58,12 @@ extension ContainmentQuery {
         offsets.reserveCapacity(points.count + 1)
         offsets.append(0)
         conditions.removeAll(keepingCapacity: true)
+        let catalog = self.catalog
         let grid = catalog.coverGrid
         guard ordersBatchesByCell else {
             // The conditions' data stays in cache: in input order (sorting would cost more).
             for p in points {
-                self.conditions(containing: p, into: &conditions)
+                self.conditions(containing: p, catalog: catalog, into: &conditions)
                 offsets.append(conditions.count)
             }
             return
@@ -72,7 +82,7 @@ extension ContainmentQuery {
         for entry in order {
             let k = Int(entry & 0xFFFF_FFFF)
             let first = found.count
-            self.conditions(containing: points[k], into: &found)
+            self.conditions(containing: points[k], catalog: catalog, into: &found)
             start[k] = Int32(first)
             count[k] = Int32(found.count - first)
         }

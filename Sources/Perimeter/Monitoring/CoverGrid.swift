@@ -220,17 +220,22 @@ struct CoverGrid: Sendable, Equatable {
         return UInt32(truncatingIfNeeded: r * columns + col)
     }
 
-    /// The entries of the cell holding `c`, or an empty range outside the grid.
+    /// The positions of the entries of the cell holding `c` (see `entry(_:)`), or an empty range outside the grid.
     @inline(__always)
-    func entries(at c: Coordinate) -> ArraySlice<Entry> {
-        guard rows > 0, c.latitude >= minLatitude, c.longitude >= minLongitude else { return entries[0..<0] }
+    func entries(at c: Coordinate) -> Range<Int> {
+        guard rows > 0, c.latitude >= minLatitude, c.longitude >= minLongitude else { return 0..<0 }
         let r = Int((c.latitude - minLatitude) / latitudeStep)
         let col = Int((c.longitude - minLongitude) / longitudeStep)
         // The cell a point rounds into must be the cell whose box was classified: guard the edges.
-        guard r < rows, col < columns else { return entries[0..<0] }
+        guard r < rows, col < columns else { return 0..<0 }
         let cell = r * columns + col
-        return entries[Int(cellStart[cell])..<Int(cellStart[cell + 1])]
+        return Int(cellStart[cell])..<Int(cellStart[cell + 1])
     }
+
+    /// Entry `k` of a range `entries(at:)` gave. (Positions rather than a slice: a slice would retain
+    /// the array on each fix.)
+    @inline(__always)
+    func entry(_ k: Int) -> Entry { entries[k] }
 }
 
 /// One run of conditions' cover-grid entries, classified by one thread.
