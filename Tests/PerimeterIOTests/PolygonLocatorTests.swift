@@ -326,17 +326,34 @@ import Testing
 }
 
 extension ContainmentQueryTests {
-    /// The batch query (points taken in cell order) gives each point exactly the one-point answer,
-    /// with and without a cover grid, and for points that are not positions at all.
-    @Test(arguments: [true, false])
-    func batchQueryEqualsOnePointAtATime(withGrid: Bool) throws {
+    enum BatchCase: String, CaseIterable, Sendable {
+        /// Many small conditions, points in cell order.
+        case grid
+        /// One polygon the grid holds, points in input order.
+        case box
+        /// A few polygons too large for the grid (and one removed): each point tested against each.
+        case fewLarge
+    }
+
+    /// The batch query (points taken in cell order, or tested directly against a few large polygons)
+    /// gives each point exactly the one-point answer, and nothing for points that are not positions.
+    @Test(arguments: BatchCase.allCases)
+    func batchQueryEqualsOnePointAtATime(_ batch: BatchCase) throws {
         var rng = SplitMix64(seed: 23)
         var engine = MonitoringEngine()
         let origin = Coordinate(latitude: 48.85, longitude: 2.35)
-        if withGrid {
+        switch batch {
+        case .grid:
             try Self.addSmallConditions(600, around: origin, to: &engine, rng: &rng)
-        } else {
+        case .box:
             try engine.add(Self.box(south: 40, north: 55, west: -5, east: 10), identifier: "box")
+        case .fewLarge:
+            // Running past 180 keeps them out of the grid.
+            try engine.add(Self.box(south: 48.83, north: 80, west: 2.33, east: 180.0000000000001), identifier: "north-east")
+            try engine.add(Self.box(south: -80, north: 48.86, west: -170, east: 180.0000000000001), identifier: "south")
+            try engine.add(Self.box(south: -80, north: 80, west: -170, east: 180.0000000000001), identifier: "removed")
+            engine.prepare()
+            engine.remove("removed")  // (after the grid was laid out: still listed there)
         }
         var points = (0..<20_000).map { _ in
             Coordinate(latitude: origin.latitude + .random(in: -0.04...0.04, using: &rng),
@@ -344,7 +361,8 @@ extension ContainmentQueryTests {
         }
         points += [Coordinate(latitude: .nan, longitude: 2.35), Coordinate(latitude: 48.85, longitude: .infinity)]
         var query = engine.makeContainmentQuery()
-        query.ordersBatchesByCell = withGrid  // (the conditions here are few: order by cell regardless)
+        #expect(query.testsPolygonsDirectly == (batch == .fewLarge))
+        query.ordersBatchesByCell = batch == .grid  // (the conditions here are few: order by cell regardless)
         var conditions: [Int32] = [], offsets: [Int] = []
         query.conditions(containing: points, conditions: &conditions, offsets: &offsets)
         #expect(offsets.count == points.count + 1)

@@ -263,6 +263,22 @@ struct ConditionCatalog: Sendable {
         for i in candidates where covers(i, &frame) { result.append(i) }
     }
 
+    /// The live geographic conditions with their shapes when they are at most a few polygons that the
+    /// cover grid does not hold (too large for it, a country, say), and the grid holds nothing else;
+    /// `nil` otherwise. A batch then tests each point against each polygon directly.
+    func fewLargePolygons() -> (indices: [Int32], shapes: [PolygonShape])? {
+        guard !coverGrid.isEmpty, !coverGrid.hasCells, coverGrid.builtThrough == Int32(geographic.count),
+              coverGrid.excluded.count <= 8 else { return nil }
+        var indices: [Int32] = [], shapes: [PolygonShape] = []
+        for i in coverGrid.excluded where !geographicRemoved[Int(i)] {
+            let s = shapeSlots[Int(i)]
+            guard s.isPolygon else { return nil }
+            indices.append(i)
+            shapes.append(polygonShapes[Int(s.slot)])
+        }
+        return (indices, shapes)
+    }
+
     /// Whether geographic condition `i` covers the frame's fix (boundary included).
     /// (A polygon checks its own box first; a circle is checked by box before its exact test.)
     @inline(__always)

@@ -60,6 +60,10 @@ extension ContainmentQuery {
         conditions.removeAll(keepingCapacity: true)
         let catalog = self.catalog
         let grid = catalog.coverGrid
+        if let (indices, shapes) = catalog.fewLargePolygons() {
+            Self.conditions(containing: points, polygons: indices, shapes, conditions: &conditions, offsets: &offsets)
+            return
+        }
         guard ordersBatchesByCell else {
             // The conditions' data stays in cache: in input order (sorting would cost more).
             for p in points {
@@ -92,6 +96,21 @@ extension ContainmentQuery {
             offsets.append(conditions.count)
         }
     }
+
+    /// The batch over a few large polygons and nothing else, each point tested against each polygon
+    /// directly: what the general path does for them, without its per-point bookkeeping.
+    private static func conditions(containing points: [Coordinate], polygons indices: [Int32], _ shapes: [PolygonShape],
+                                   conditions: inout [Int32], offsets: inout [Int]) {
+        for p in points {
+            if p.latitude.isFinite && p.longitude.isFinite {  // (otherwise not a position: in nothing)
+                for k in shapes.indices where shapes[k].covers(p) { conditions.append(indices[k]) }
+            }
+            offsets.append(conditions.count)
+        }
+    }
+
+    /// Whether a batch tests each point against a few large polygons directly.
+    var testsPolygonsDirectly: Bool { catalog.fewLargePolygons() != nil }
 
     /// Whether the query has no cover grid (every condition too large for one) and uses the
     /// condition index alone.
