@@ -20,10 +20,12 @@ let package = Package(
             pkgConfig: "geos",
             providers: [.apt(["libgeos-dev"])]
         ),
+        // The compiler's prefetch hint, which Swift does not expose (one inline function).
+        .target(name: "CPrefetch"),
         // The engine: conditions, observations, state machines, authorization. No I/O.
         .target(
             name: "Perimeter",
-            dependencies: ["CGEOS"]
+            dependencies: ["CGEOS", "CPrefetch"]
         ),
         // Readers (GeoJSON, JSON Lines, CSV) and the event writer.
         .target(

@@ -101,17 +101,23 @@ func beacons(_ work: String) -> [Condition] {
 // top-level code would copy on every call.
 
 /// Containment count and hash of every sighting's matching beacon conditions.
-func matchAll(_ query: ContainmentQuery, _ uuids: [UUID], _ u: [UInt32], _ major: [UInt16], _ minor: [UInt16]) -> (Int, UInt64) {
+func matchAll(_ query: ContainmentQuery, _ identities: [BeaconIdentity]) -> (Int, UInt64) {
     var containments = 0, hash: UInt64 = 0
     var matched: [Int32] = []
     matched.reserveCapacity(64)
-    for i in u.indices {
+    for i in identities.indices {
         matched.removeAll(keepingCapacity: true)
-        query.conditions(matching: BeaconIdentity(uuid: uuids[Int(u[i])], major: major[i], minor: minor[i]), into: &matched)
+        query.conditions(matching: identities[i], into: &matched)
         containments += matched.count
         for j in matched { hash &+= UInt64(i) &* 1_000_003 &+ UInt64(j) }
     }
     return (containments, hash)
+}
+
+/// The same through the batch query.
+func matchBatch(_ query: ContainmentQuery, _ identities: [BeaconIdentity], _ buffers: inout LocateBuffers) -> (Int, UInt64) {
+    query.conditions(matching: identities, conditions: &buffers.conditions, offsets: &buffers.offsets)
+    return hashAnswers(buffers, count: identities.count)
 }
 
 /// Containment count and hash of every point's containing geographic conditions.
@@ -139,9 +145,14 @@ struct LocateBuffers {
 
 func locateBatch(_ query: inout ContainmentQuery, _ buffers: inout LocateBuffers) -> (Int, UInt64) {
     query.conditions(containing: buffers.points, conditions: &buffers.conditions, offsets: &buffers.offsets)
+    return hashAnswers(buffers, count: buffers.points.count)
+}
+
+/// Containment count and hash of a batch query's answers for `count` records.
+func hashAnswers(_ buffers: LocateBuffers, count: Int) -> (Int, UInt64) {
     var hash: UInt64 = 0
     buffers.conditions.withUnsafeBufferPointer { conditions in
-        for i in buffers.points.indices {
+        for i in 0..<count {
             for j in conditions[buffers.offsets[i]..<buffers.offsets[i + 1]] { hash &+= UInt64(i) &* 1_000_003 &+ UInt64(j) }
         }
     }
@@ -268,9 +279,11 @@ if baseMode == "beacons" {
     let u = f.array(UInt32.self), major = f.array(UInt16.self), minor = f.array(UInt16.self)
     let t = f.array(Int64.self), device = f.array(UInt32.self)
     records = u.count
+    let identities = u.indices.map { BeaconIdentity(uuid: uuids[Int(u[$0])], major: major[$0], minor: minor[$0]) }
+    var buffers = LocateBuffers()
     for _ in 0..<repeatCount {
         let start = clock.now
-        (containments, hash) = matchAll(query, uuids, u, major, minor)
+        (containments, hash) = perPoint ? matchAll(query, identities) : matchBatch(query, identities, &buffers)
         if !stateful { best = min(best, seconds(clock.now - start)) }
     }
     if stateful {

@@ -127,13 +127,25 @@ import Testing
         for i in stride(from: 0, to: 3000, by: 7) { engine.remove("b\(i)") }
         let query = engine.makeContainmentQuery()
         var found: [Int32] = []
-        for _ in 0..<20_000 {
-            let identity = BeaconIdentity(uuid: Int.random(in: 0..<25, using: &rng) < 20 ? uuids[Int.random(in: 0..<20, using: &rng)] : UUID(),
-                                          major: .random(in: 0..<32, using: &rng), minor: .random(in: 0..<6, using: &rng))
+        // (A count that is not a whole number of the batch's groups.)
+        let identities = (0..<20_003).map { _ in
+            BeaconIdentity(uuid: Int.random(in: 0..<25, using: &rng) < 20 ? uuids[Int.random(in: 0..<20, using: &rng)] : UUID(),
+                           major: .random(in: 0..<32, using: &rng), minor: .random(in: 0..<6, using: &rng))
+        }
+        var batch: [Int32] = [], offsets: [Int] = []
+        query.conditions(matching: identities, conditions: &batch, offsets: &offsets)
+        #expect(offsets.count == identities.count + 1)
+        var mismatches = 0, batchMismatches = 0, several = 0
+        for (k, identity) in identities.enumerated() {
             found.removeAll()
             query.conditions(matching: identity, into: &found)
             let expected = conditions.indices.filter { $0 % 7 != 0 && conditions[$0].matches(identity) }.map(Int32.init)
-            #expect(found == expected)
+            if found != expected { mismatches += 1 }
+            if Array(batch[offsets[k]..<offsets[k + 1]]) != expected { batchMismatches += 1 }
+            if expected.count > 1 { several += 1 }
         }
+        #expect(mismatches == 0)
+        #expect(batchMismatches == 0)
+        #expect(several > 5_000)  // (the forms' answers merged in order, not just one each)
     }
 }

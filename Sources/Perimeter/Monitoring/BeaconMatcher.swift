@@ -1,3 +1,4 @@
+import CPrefetch
 import Foundation
 
 /// Which beacon conditions a sighted identity matches, by open-addressing tables of plain integers:
@@ -27,7 +28,7 @@ struct BeaconMatcher: Sendable {
             slots = Array(repeating: (0, 0, 0), count: capacity)
             mask = capacity - 1
             for (key, list) in byKey.sorted(by: { $0.key < $1.key }) {
-                var slot = BeaconMatcher.hash(key) & mask
+                var slot = self.slot(key)
                 while slots[slot].0 != 0 { slot = (slot + 1) & mask }
                 if list.count == 1 {
                     slots[slot] = (key + 1, list[0], 1)
@@ -38,29 +39,32 @@ struct BeaconMatcher: Sendable {
             }
         }
 
-        /// The slot a probe for `key` starts at, and its stored key (read early, so that the probes of
-        /// several tables wait for memory together rather than one after another).
+        /// The slot a probe for `key` starts at.
         @inline(__always)
-        func start(_ key: UInt64) -> (slot: Int, stored: UInt64) {
-            let slot = BeaconMatcher.hash(key) & mask
-            return (slot, slots[slot].0)
+        func slot(_ key: UInt64) -> Int { BeaconMatcher.hash(key) & mask }
+
+        /// Asks for the slot's memory ahead of `append`.
+        @inline(__always)
+        func prefetch(_ slot: Int) {
+            slots.withUnsafeBufferPointer { perimeter_prefetch($0.baseAddress! + slot) }
         }
 
         @inline(__always)
-        func append(_ key: UInt64, from start: (slot: Int, stored: UInt64), lists: [Int32], into result: inout [Int32]) {
-            if start.stored == 0 { return }
-            var slot = start.slot
-            while slots[slot].0 != 0 {
-                if slots[slot].0 == key + 1 {
-                    let (first, count) = (slots[slot].1, slots[slot].2)
-                    if count == 1 {
-                        result.append(first)
-                    } else {
-                        for k in Int(first)..<Int(first + count) { result.append(lists[k]) }
+        func append(_ key: UInt64, from start: Int, lists: UnsafeBufferPointer<Int32>, into result: inout [Int32]) {
+            slots.withUnsafeBufferPointer { slots in
+                var slot = start
+                while slots[slot].0 != 0 {
+                    if slots[slot].0 == key + 1 {
+                        let (first, count) = (slots[slot].1, slots[slot].2)
+                        if count == 1 {
+                            result.append(first)
+                        } else {
+                            result.append(contentsOf: lists[Int(first)..<Int(first + count)])
+                        }
+                        return
                     }
-                    return
+                    slot = (slot + 1) & mask
                 }
-                slot = (slot + 1) & mask
             }
         }
     }
@@ -118,24 +122,96 @@ struct BeaconMatcher: Sendable {
         withUnsafeBytes(of: uuid.uuid) { ($0.loadUnaligned(fromByteOffset: 0, as: UInt64.self), $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)) }
     }
 
+    /// The number of a sighted UUID among the conditions' UUIDs, −1 if no condition names it.
+    @inline(__always)
+    private func uuidNumber(_ uuid: UUID) -> Int32 {
+        let (high, low) = Self.halves(uuid)
+        return uuidSlots.withUnsafeBufferPointer { slots in
+            var slot = Self.hash(high ^ low &* 0x9E37_79B9_7F4A_7C15) & uuidMask
+            while slots[slot].2 != 0 {
+                if slots[slot].0 == high && slots[slot].1 == low { return slots[slot].2 - 1 }
+                slot = (slot + 1) & uuidMask
+            }
+            return -1
+        }
+    }
+
+    /// The three probes of one sighting: each form's key and the slot its probe starts at.
+    private struct Probes {
+        var keys: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        var slots: (Int, Int, Int) = (0, 0, 0)
+        /// False when no condition names the UUID.
+        var known = false
+    }
+
+    @inline(__always)
+    private func probes(_ identity: BeaconIdentity) -> Probes {
+        var p = Probes()
+        let u = uuidNumber(identity.uuid)
+        guard u >= 0 else { return p }
+        let major = UInt64(identity.major), minor = UInt64(identity.minor)
+        p.keys = (Self.key(u, major, minor), Self.key(u, major, 0), Self.key(u, 0, 0))
+        // (An empty table is one empty slot: its probe finds nothing.)
+        p.slots = (exact.slot(p.keys.0), byMajor.slot(p.keys.1), byUUID.slot(p.keys.2))
+        p.known = true
+        return p
+    }
+
+    @inline(__always)
+    private func finish(_ p: Probes, lists: UnsafeBufferPointer<Int32>, into result: inout [Int32]) {
+        guard p.known else { return }
+        let first = result.count
+        exact.append(p.keys.0, from: p.slots.0, lists: lists, into: &result)
+        byMajor.append(p.keys.1, from: p.slots.1, lists: lists, into: &result)
+        byUUID.append(p.keys.2, from: p.slots.2, lists: lists, into: &result)
+        guard result.count - first > 1 else { return }
+        // A few runs of ascending positions: sorted in place (a sorted slice would be a copy).
+        result.withUnsafeMutableBufferPointer { r in
+            for i in (first + 1)..<r.count {
+                let v = r[i]
+                var j = i
+                while j > first && r[j - 1] > v { r[j] = r[j - 1]; j -= 1 }
+                r[j] = v
+            }
+        }
+    }
+
     /// Appends the matching conditions, ascending (addition order).
     func matches(_ identity: BeaconIdentity, into result: inout [Int32]) {
-        let (high, low) = Self.halves(identity.uuid)
-        var slot = Self.hash(high ^ low &* 0x9E37_79B9_7F4A_7C15) & uuidMask
-        var u: Int32 = -1
-        while uuidSlots[slot].2 != 0 {
-            if uuidSlots[slot].0 == high && uuidSlots[slot].1 == low { u = uuidSlots[slot].2 - 1; break }
-            slot = (slot + 1) & uuidMask
+        let p = probes(identity)
+        lists.withUnsafeBufferPointer { finish(p, lists: $0, into: &result) }
+    }
+
+    /// Sightings matched per group by `matches(_:conditions:offsets:)`.
+    static let group = 16
+
+    /// `matches(_:into:)` for each of `identities`, into one flat list (identity k's are
+    /// `conditions[offsets[k] ..< offsets[k + 1]]`), appending to both.
+    ///
+    /// The tables of a large catalogue do not stay in cache, so a probe mostly waits for memory. One
+    /// sighting at a time, those waits follow one another; here the first slots of a group of
+    /// sightings' probes are all prefetched before any probe is finished, so that the waits overlap.
+    func matches(_ identities: UnsafeBufferPointer<BeaconIdentity>, conditions: inout [Int32], offsets: inout [Int]) {
+        withUnsafeTemporaryAllocation(of: Probes.self, capacity: Self.group) { started in
+            lists.withUnsafeBufferPointer { lists in
+                var g = 0
+                while g < identities.count {
+                    let n = min(Self.group, identities.count - g)
+                    for k in 0..<n {
+                        let p = probes(identities[g + k])
+                        if p.known {
+                            exact.prefetch(p.slots.0)
+                            byMajor.prefetch(p.slots.1)
+                        }
+                        started.initializeElement(at: k, to: p)
+                    }
+                    for k in 0..<n {
+                        finish(started[k], lists: lists, into: &conditions)
+                        offsets.append(conditions.count)
+                    }
+                    g += n
+                }
+            }
         }
-        guard u >= 0 else { return }
-        let first = result.count
-        let major = UInt64(identity.major), minor = UInt64(identity.minor)
-        let exactKey = Self.key(u, major, minor), majorKey = Self.key(u, major, 0), uuidKey = Self.key(u, 0, 0)
-        // (An empty table is one empty slot: its probe finds nothing.)
-        let s0 = exact.start(exactKey), s1 = byMajor.start(majorKey), s2 = byUUID.start(uuidKey)
-        exact.append(exactKey, from: s0, lists: lists, into: &result)
-        byMajor.append(majorKey, from: s1, lists: lists, into: &result)
-        byUUID.append(uuidKey, from: s2, lists: lists, into: &result)
-        if result.count - first > 1 { result[first...].sort() }
     }
 }

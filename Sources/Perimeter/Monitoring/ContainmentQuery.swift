@@ -121,6 +121,19 @@ extension ContainmentQuery {
     public func conditions(matching identity: BeaconIdentity, into result: inout [Int32]) {
         catalog.matchingBeacons(identity, into: &result)
     }
+
+    /// The beacon conditions each of `identities` matches, as one flat list: identity k's are
+    /// `conditions[offsets[k] ..< offsets[k + 1]]`, as `conditions(matching:into:)` gives them.
+    ///
+    /// Faster than one call per sighting over many conditions: the table probes of several sightings
+    /// wait for memory together.
+    public func conditions(matching identities: [BeaconIdentity], conditions: inout [Int32], offsets: inout [Int]) {
+        offsets.removeAll(keepingCapacity: true)
+        offsets.reserveCapacity(identities.count + 1)
+        offsets.append(0)
+        conditions.removeAll(keepingCapacity: true)
+        identities.withUnsafeBufferPointer { catalog.beaconMatcher.matches($0, conditions: &conditions, offsets: &offsets) }
+    }
 }
 
 extension MonitoringEngine {
