@@ -79,7 +79,7 @@ extension ContainmentQuery {
             let key = p.latitude.isFinite && p.longitude.isFinite ? UInt64(grid.sortKey(p)) : UInt64(UInt32.max)
             order[k] = key << 32 | UInt64(k)
         }
-        order.sort()
+        CellOrder.sort(&order)
         var found: [Int32] = []
         found.reserveCapacity(points.count * 2)
         var start = [Int32](repeating: 0, count: points.count), count = [Int32](repeating: 0, count: points.count)

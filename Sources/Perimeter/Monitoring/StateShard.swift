@@ -35,7 +35,7 @@ final class StateShard: @unchecked Sendable {
                 }
                 order.append(UInt64(catalog.coverGrid.sortKey(batch[k].fix.coordinate)) << 32 | UInt64(k))
             }
-            order.sort()
+            CellOrder.sort(&order)
             ahead = GeometryAhead(order: order, batch: batch, catalog: catalog, policy: policy)
         }
         for k in 0..<end where Int(batch[k].device.index) % workers == w {
