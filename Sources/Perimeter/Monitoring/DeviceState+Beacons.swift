@@ -5,7 +5,7 @@ extension DeviceState {
         matches.removeAll(keepingCapacity: true)
         catalog.matchingBeacons(sighting.identity, into: &matches)
         guard !matches.isEmpty else { return }
-        let due = sighting.time.adding(TimeSpan(seconds: policy.beaconExitTimeout))
+        let due = sighting.time.adding(policy.spans.beaconExitTimeout)
         for i in matches {
             let k: Int
             if let existing = beaconEntries.firstIndex(where: { $0.condition == i }) {
@@ -36,7 +36,7 @@ extension DeviceState {
     mutating func catchUp(with catalog: ConditionCatalog, policy: MonitoringPolicy) {
         let count = Int32(catalog.beacons.count)
         guard beaconScheduled < count else { return }
-        let timeout = TimeSpan(seconds: policy.beaconExitTimeout)
+        let timeout = policy.spans.beaconExitTimeout
         // One range per run of additions that share a start (epochs whose addition times fall at or
         // before the device's first record all start with it).
         let epochs = catalog.beaconEpochs

@@ -2,7 +2,7 @@ extension DeviceState {
     /// Gives an event its delivery verdict (SPEC §3) and appends it, with the final line of any held
     /// event it displaces.
     mutating func emit(_ event: MonitorEvent, policy: MonitoringPolicy, events: inout [MonitorEvent]) {
-        let grace = TimeSpan(seconds: policy.gracePeriod)
+        let grace = policy.spans.gracePeriod
         settle(at: event.date, cause: event.cause, grace: grace)
         var event = event
         event.delivery = authorization.verdict(at: event.date, grace: grace, profile: policy.profile)

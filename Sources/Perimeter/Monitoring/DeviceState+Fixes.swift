@@ -8,7 +8,7 @@ extension DeviceState {
     mutating func apply(_ fix: Fix, cause: Int, catalog: ConditionCatalog, policy: MonitoringPolicy,
                         scratch: inout EvaluationScratch, sidesReady: Bool = false, events: inout [MonitorEvent]) {
         guard fix.isValid else { return }
-        let confirmation = TimeSpan(seconds: policy.confirmation)
+        let confirmation = policy.spans.confirmation
         let count = Int32(catalog.geographic.count)
         let margin = policy.margin(for: fix)
         scratch.beginQuery(conditionCount: Int(count), keeping: sidesReady)

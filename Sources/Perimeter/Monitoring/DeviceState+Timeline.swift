@@ -4,7 +4,7 @@ extension DeviceState {
     /// up to it (exits and expiries due before it, lapses of temporary grants).
     mutating func beginRecord(at time: Timestamp, cause: Int, catalog: ConditionCatalog, policy: MonitoringPolicy,
                               events: inout [MonitorEvent]) throws(ObservationProblem) {
-        let grace = TimeSpan(seconds: policy.gracePeriod)
+        let grace = policy.spans.gracePeriod
         if hasStarted {
             guard time >= lastTime else { throw Self.outOfOrder(device: name, time: time, previous: lastTime) }
         } else {
@@ -36,7 +36,7 @@ extension DeviceState {
     /// (an expiry before an exit at the same instant).
     mutating func advance(to limit: Timestamp, inclusive: Bool, cause: Int, catalog: ConditionCatalog,
                           policy: MonitoringPolicy, events: inout [MonitorEvent]) {
-        let maximumAge = TimeSpan(seconds: policy.maximumHoldingAge)
+        let maximumAge = policy.spans.maximumHoldingAge
         while true {
             dropStaleExits(catalog: catalog)
             let exitDue = exits.first?.due

@@ -158,7 +158,7 @@ public struct MonitoringEngine: Sendable {
         }
     }
 
-    private var grace: TimeSpan { TimeSpan(seconds: policy.gracePeriod) }
+    private var grace: TimeSpan { policy.spans.gracePeriod }
 
     /// Applies a batch of fixes in order, with exactly the events of one `process` call per fix.
     ///

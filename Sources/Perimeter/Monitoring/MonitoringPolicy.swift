@@ -5,15 +5,15 @@ public struct MonitoringPolicy: Sendable, Hashable {
     /// `k`: how many accuracy radii a fix must be past the boundary; margin = max(H, k·accuracy).
     public var accuracyWeight: Double = 1
     /// Seconds of stream time the new side must hold before a geographic change completes.
-    public var confirmation: Double = 0
+    public var confirmation: Double = 0 { didSet { spans.confirmation = TimeSpan(seconds: confirmation) } }
     /// Seconds without a matching sighting after which a beacon condition becomes unsatisfied.
-    public var beaconExitTimeout: Double = 30
+    public var beaconExitTimeout: Double = 30 { didSet { spans.beaconExitTimeout = TimeSpan(seconds: beaconExitTimeout) } }
     /// Seconds an app still counts as in use after leaving the foreground.
-    public var gracePeriod: Double = 5
+    public var gracePeriod: Double = 5 { didSet { spans.gracePeriod = TimeSpan(seconds: gracePeriod) } }
     /// Held events kept per device during provisional always.
     public var holdingCapacity: Int = 1
     /// Seconds of stream time a held event is kept before it is dropped as expired.
-    public var maximumHoldingAge: Double = 3600
+    public var maximumHoldingAge: Double = 3600 { didSet { spans.maximumHoldingAge = TimeSpan(seconds: maximumHoldingAge) } }
     /// The starting state of conditions added without an `assuming` of their own (`--assume`).
     public var defaultAssumption: ConditionState = .unknown
     /// How every device's authorization starts (SPEC §3): `always` for plain geofence evaluation of a
@@ -21,6 +21,17 @@ public struct MonitoringPolicy: Sendable, Hashable {
     public var initialAuthorization: InitialAuthorization = .always
     /// `ios18` switches on the 2024 service-session model (`session` records, `serviceSessionRequired`).
     public var profile: PlatformProfile = .standard
+
+    /// The durations above as time spans, kept in step with them: records read them, and a span made
+    /// from seconds on each record would cost a rounding each time.
+    private(set) var spans = Spans()
+
+    struct Spans: Sendable, Hashable {
+        var confirmation = TimeSpan(seconds: 0)
+        var beaconExitTimeout = TimeSpan(seconds: 30)
+        var gracePeriod = TimeSpan(seconds: 5)
+        var maximumHoldingAge = TimeSpan(seconds: 3600)
+    }
 
     public init() {}
 
