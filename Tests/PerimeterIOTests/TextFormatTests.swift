@@ -133,7 +133,8 @@ import Testing
         }
         var fast = 0
         for line in lines {
-            guard let (range, observation) = FastFixDecoder.decode(Array(line.utf8)) else { continue }
+            guard let (range, fix) = FastFixDecoder.decode(Array(line.utf8)) else { continue }
+            let observation = Observation.fix(fix)
             let device = String(decoding: Array(line.utf8)[range], as: UTF8.self)
             fast += 1
             let expected = Self.general(line)
@@ -163,7 +164,8 @@ extension FastFixDecoderTests {
         let columns = try #require(FastFixDecoder.CSVColumns(header: header))
         var cells: [Range<Int>] = []
         for row in rows.dropFirst() {
-            guard let (range, observation) = FastFixDecoder.decodeCSV(Array(row.utf8), columns: columns, cells: &cells) else { continue }
+            guard let (range, fix) = FastFixDecoder.decodeCSV(Array(row.utf8), columns: columns, cells: &cells) else { continue }
+            let observation = Observation.fix(fix)
             let device = String(decoding: Array(row.utf8)[range], as: UTF8.self)
             fast += 1
             guard case .success(let cells) = CSVRow.split(Array(row.utf8)) else { Issue.record("split \(row)"); continue }
@@ -200,6 +202,35 @@ extension FastFixDecoderTests {
             if got?.bitPattern != expected?.bitPattern { mismatches.append("\(text): \(String(describing: got)) vs \(String(describing: expected))") }
         }
         #expect(mismatches.isEmpty, "\(mismatches.count) of \(texts.count): \(mismatches.prefix(5))")
+    }
+
+    /// Long runs of digits with one byte changed to a neighbour of the digits' range (or another
+    /// character a number may hold): every one is refused or read as the grammar says, wherever the
+    /// byte falls in the eight-digit steps.
+    @Test func digitRunsWithOneByteChanged() {
+        var rng = SplitMix64(seed: 34)
+        let strangers: [UInt8] = [0x2F, 0x3A, 0x20, 0x2E, 0x2D, 0x2B, 0x65, 0x45, 0x00, 0xFF, 0xF9, 0x39 + 0x80, 0x30 - 0x10]
+        var texts: [String] = []
+        for _ in 0..<100_000 {
+            var bytes = Array(String(Int.random(in: 1...9, using: &rng)).utf8)
+            bytes += (0..<Int.random(in: 8...30, using: &rng)).map { _ in UInt8(ascii: "0") + UInt8.random(in: 0...9, using: &rng) }
+            if Bool.random(using: &rng) { bytes.insert(UInt8(ascii: "."), at: Int.random(in: 1..<bytes.count, using: &rng)) }
+            bytes[Int.random(in: 1..<bytes.count, using: &rng)] = strangers.randomElement(using: &rng)!
+            texts.append(String(decoding: bytes, as: UTF8.self))
+        }
+        Self.expectSame(texts)
+        // (Bytes that are not UTF-8 become U+FFFD above; check the raw bytes too.)
+        var mismatches = 0
+        for _ in 0..<20_000 {
+            var bytes = (0..<16).map { _ in UInt8(ascii: "0") + UInt8.random(in: 0...9, using: &rng) }
+            bytes[0] = UInt8(ascii: "1")
+            bytes[Int.random(in: 1..<16, using: &rng)] = strangers.randomElement(using: &rng)!
+            let got = bytes.withUnsafeBufferPointer { DecimalNumber.parse($0) }
+            let isNumber = bytes.withUnsafeBufferPointer { FastFixDecoder.isJSONNumber($0) }
+            let expected = isNumber ? Double(String(decoding: bytes, as: UTF8.self)).flatMap { $0.isFinite ? $0 : nil } : nil
+            if got?.bitPattern != expected?.bitPattern { mismatches += 1 }
+        }
+        #expect(mismatches == 0)
     }
 
     @Test func shortestFormsOfRandomDoubles() {

@@ -20,12 +20,13 @@ enum FastFixDecoder {
         var kind: Kind
     }
 
-    /// The record, with the bytes of its device name (unvalidated: the caller checks them as UTF-8).
-    static func decode(_ line: [UInt8]) -> (device: Range<Int>, observation: Observation)? {
+    /// The fix, with the bytes of its device name (unvalidated: the caller checks them as UTF-8). (A
+    /// plain `Fix` rather than an `Observation`: the enum made each return go through generic copies.)
+    static func decode(_ line: [UInt8]) -> (device: Range<Int>, fix: Fix)? {
         line.withUnsafeBufferPointer { decode($0) }
     }
 
-    private static func decode(_ b: UnsafeBufferPointer<UInt8>) -> (device: Range<Int>, observation: Observation)? {
+    private static func decode(_ b: UnsafeBufferPointer<UInt8>) -> (device: Range<Int>, fix: Fix)? {
         // Scan `{"key":value,...}` into at most 12 members.
         var members: (Member, Member, Member, Member, Member, Member, Member, Member, Member, Member, Member, Member)
         let empty = Member(key: 0..<0, value: 0..<0, kind: .literal)
@@ -88,7 +89,7 @@ enum FastFixDecoder {
             break
         }
 
-        return withUnsafeBytes(of: &members) { raw -> (Range<Int>, Observation)? in
+        return withUnsafeBytes(of: &members) { raw -> (Range<Int>, Fix)? in
             let list = UnsafeBufferPointer(start: raw.baseAddress!.assumingMemoryBound(to: Member.self), count: count)
             func find(_ name: StaticString) -> Member? {
                 for m in list where m.key.count == name.utf8CodeUnitCount
@@ -112,7 +113,7 @@ enum FastFixDecoder {
                 // Exactly the fields a plain fix has (extra optional fields: the general path).
                 guard count == 6, let lat = number(find("lat")), let lon = number(find("lon")),
                       let accuracy = number(find("accuracy")) else { return nil }
-                return (deviceMember.value, .fix(Fix(time: time, coordinate: Coordinate(latitude: lat, longitude: lon), horizontalAccuracy: accuracy)))
+                return (deviceMember.value, Fix(time: time, coordinate: Coordinate(latitude: lat, longitude: lon), horizontalAccuracy: accuracy))
             }
             return nil
         }
@@ -135,9 +136,9 @@ enum FastFixDecoder {
     /// other cell empty. `nil` for anything else (the general reader decodes it). `cells` is scratch
     /// space, reused from row to row.
     static func decodeCSV(_ line: [UInt8], columns: CSVColumns,
-                          cells: inout [Range<Int>]) -> (device: Range<Int>, observation: Observation)? {
+                          cells: inout [Range<Int>]) -> (device: Range<Int>, fix: Fix)? {
         cells.removeAll(keepingCapacity: true)
-        return line.withUnsafeBufferPointer { b -> (Range<Int>, Observation)? in
+        return line.withUnsafeBufferPointer { b -> (Range<Int>, Fix)? in
             guard let base = b.baseAddress else { return nil }
             // Quoted cells are the general reader's; commas found by memchr, a line's few cells at a time.
             guard memchr(base, Int32(UInt8(ascii: "\"")), b.count) == nil else { return nil }
@@ -164,7 +165,7 @@ enum FastFixDecoder {
                   let time = RFC3339.parseUnixSeconds(bytes(columns.t)) ?? RFC3339.parse(bytes(columns.t)),
                   let lat = number(columns.lat), let lon = number(columns.lon), let accuracy = number(columns.accuracy)
             else { return nil }
-            return (cells[columns.device], .fix(Fix(time: time, coordinate: Coordinate(latitude: lat, longitude: lon), horizontalAccuracy: accuracy)))
+            return (cells[columns.device], Fix(time: time, coordinate: Coordinate(latitude: lat, longitude: lon), horizontalAccuracy: accuracy))
         }
     }
 

@@ -89,15 +89,15 @@ public struct ObservationReader: ~Copyable {
 
     /// A fast path's record, its device named by bytes of the current line; `nil` if they are not
     /// UTF-8 (the general path then words the error).
-    private mutating func fastRecord(device: Range<Int>, _ observation: Observation) -> ObservationRecord? {
+    private mutating func fastRecord(device: Range<Int>, _ fix: Fix) -> ObservationRecord? {
         let number = lines.line.withUnsafeBufferPointer { devices.number(UnsafeBufferPointer(rebasing: $0[device])) }
         guard let number else { return nil }
-        return ObservationRecord(device: devices.names[Int(number)], observation: observation, line: lines.lineNumber,
+        return ObservationRecord(device: devices.names[Int(number)], observation: .fix(fix), line: lines.lineNumber,
                                  deviceNumber: number)
     }
 
     private mutating func decodeJSONLine() -> Result<ObservationRecord, InputError> {
-        if let (device, observation) = FastFixDecoder.decode(lines.line), let record = fastRecord(device: device, observation) {
+        if let (device, fix) = FastFixDecoder.decode(lines.line), let record = fastRecord(device: device, fix) {
             return .success(record)
         }
         let value: JSONValue
@@ -138,8 +138,8 @@ public struct ObservationReader: ~Copyable {
 
     private mutating func decodeCSVLine() -> Result<ObservationRecord, InputError> {
         guard let header = csvHeader else { preconditionFailure("header read first") }
-        if let columns = csvFixColumns, let (device, observation) = FastFixDecoder.decodeCSV(lines.line, columns: columns, cells: &csvCells),
-           let record = fastRecord(device: device, observation) {
+        if let columns = csvFixColumns, let (device, fix) = FastFixDecoder.decodeCSV(lines.line, columns: columns, cells: &csvCells),
+           let record = fastRecord(device: device, fix) {
             return .success(record)
         }
         switch CSVRow.split(lines.line) {
