@@ -59,7 +59,7 @@ public enum BatchEvaluation {
         func write(_ events: [MonitorEvent], _ engine: inout MonitoringEngine, outputs: inout Outputs) throws(InputError) {
             for event in events {
                 summary.count(event)
-                try outputs.events.append(EventEncoding.jsonLine(event))
+                try outputs.events.append { EventEncoding.append(event, to: &$0) }
             }
             changes.removeAll(keepingCapacity: true)
             engine.takeAuthorizationChanges(into: &changes)

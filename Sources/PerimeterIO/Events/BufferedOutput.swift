@@ -41,6 +41,12 @@ public struct BufferedOutput: ~Copyable {
         if buffer.count >= Self.capacity { try flush() }
     }
 
+    /// Appends the bytes `body` adds to the end of the buffer (no `String` on the way).
+    public mutating func append(_ body: (inout [UInt8]) -> Void) throws(InputError) {
+        body(&buffer)
+        if buffer.count >= Self.capacity { try flush() }
+    }
+
     /// Writes out what is buffered.
     public mutating func flush() throws(InputError) {
         let failure = Self.writeAll(buffer, to: descriptor)

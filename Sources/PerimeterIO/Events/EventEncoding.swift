@@ -4,20 +4,45 @@ import Perimeter
 /// `{"device","identifier","state","date","delivery","reason","refinement","diagnostics","cause"}`.
 public enum EventEncoding {
     public static func jsonLine(_ event: MonitorEvent) -> String {
-        var line = "{\"device\":" + JSONText.quoted(event.device)
-        line += ",\"identifier\":" + JSONText.quoted(event.identifier)
-        line += ",\"state\":\"" + event.state.rawValue + "\""
-        line += ",\"date\":\"" + RFC3339.format(event.date) + "\""
-        line += ",\"delivery\":\"" + event.delivery.verdict.rawValue + "\""
-        line += ",\"reason\":" + JSONText.quotedOrNull(event.delivery.reason?.rawValue)
-        line += ",\"refinement\":"
-        if let r = event.refinement {
-            line += "{\"uuid\":\"" + r.uuid.uuidString + "\",\"major\":\(r.major),\"minor\":\(r.minor)}"
+        var bytes: [UInt8] = []
+        append(event, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends `jsonLine(event)`'s bytes: the tool writes them straight into its output buffer, where
+    /// building a `String` piece by piece cost as much as reading the record.
+    public static func append(_ event: MonitorEvent, to out: inout [UInt8]) {
+        out.append(contentsOf: #"{"device":"#.utf8)
+        JSONText.appendQuoted(event.device, to: &out)
+        out.append(contentsOf: #","identifier":"#.utf8)
+        JSONText.appendQuoted(event.identifier, to: &out)
+        out.append(contentsOf: #","state":""#.utf8)
+        out.append(contentsOf: event.state.rawValue.utf8)
+        out.append(contentsOf: #"","date":""#.utf8)
+        RFC3339.append(event.date, to: &out)
+        out.append(contentsOf: #"","delivery":""#.utf8)
+        out.append(contentsOf: event.delivery.verdict.rawValue.utf8)
+        out.append(contentsOf: #"","reason":"#.utf8)
+        if let reason = event.delivery.reason {
+            JSONText.appendQuoted(reason.rawValue, to: &out)
         } else {
-            line += "null"
+            out.append(contentsOf: "null".utf8)
         }
-        line += ",\"diagnostics\":[" + event.delivery.diagnostics.names.map { "\"" + $0 + "\"" }.joined(separator: ",") + "]"
-        line += ",\"cause\":\(event.cause)}\n"
-        return line
+        out.append(contentsOf: #","refinement":"#.utf8)
+        if let r = event.refinement {
+            out.append(contentsOf: "{\"uuid\":\"\(r.uuid.uuidString)\",\"major\":\(r.major),\"minor\":\(r.minor)}".utf8)
+        } else {
+            out.append(contentsOf: "null".utf8)
+        }
+        out.append(contentsOf: #","diagnostics":["#.utf8)
+        for (k, name) in event.delivery.diagnostics.names.enumerated() {
+            if k > 0 { out.append(UInt8(ascii: ",")) }
+            out.append(UInt8(ascii: "\""))
+            out.append(contentsOf: name.utf8)
+            out.append(UInt8(ascii: "\""))
+        }
+        out.append(contentsOf: #"],"cause":"#.utf8)
+        out.append(contentsOf: String(event.cause).utf8)
+        out.append(contentsOf: "}\n".utf8)
     }
 }

@@ -21,6 +21,22 @@ enum JSONText {
         return out + "\""
     }
 
+    /// Appends `quoted(s)`'s bytes: the string's own UTF-8 between quotes when nothing in it needs
+    /// escaping (names and identifiers, nearly always), else `quoted`'s text.
+    static func appendQuoted(_ s: String, to out: inout [UInt8]) {
+        var s = s
+        let plain = s.withUTF8 { bytes in
+            !bytes.contains { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 < 0x20 }
+        }
+        guard plain else {
+            out.append(contentsOf: quoted(s).utf8)
+            return
+        }
+        out.append(UInt8(ascii: "\""))
+        s.withUTF8 { out.append(contentsOf: $0) }
+        out.append(UInt8(ascii: "\""))
+    }
+
     static func quotedOrNull(_ s: String?) -> String {
         s.map(quoted) ?? "null"
     }

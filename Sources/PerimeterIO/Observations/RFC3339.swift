@@ -111,6 +111,13 @@ public enum RFC3339 {
 
     /// `2026-03-01T08:00:05Z`, or with the fraction's significant digits (`…05.25Z`) when not whole.
     public static func format(_ t: Timestamp) -> String {
+        var bytes: [UInt8] = []
+        append(t, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends `format(t)`'s bytes (the writers' form: no `String` on the way).
+    static func append(_ t: Timestamp, to out: inout [UInt8]) {
         let ns = t.nanosecondsSinceEpoch
         var seconds = ns / 1_000_000_000
         var fraction = ns % 1_000_000_000
@@ -125,19 +132,42 @@ public enum RFC3339 {
             days -= 1
         }
         let (year, month, day) = civilFromDays(Int(days))
-        var text = pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T"
-            + pad(Int(secondOfDay / 3600), 2) + ":" + pad(Int(secondOfDay / 60 % 60), 2) + ":" + pad(Int(secondOfDay % 60), 2)
+        appendPadded(year, 4, to: &out)
+        out.append(UInt8(ascii: "-"))
+        appendPadded(month, 2, to: &out)
+        out.append(UInt8(ascii: "-"))
+        appendPadded(day, 2, to: &out)
+        out.append(UInt8(ascii: "T"))
+        appendPadded(Int(secondOfDay / 3600), 2, to: &out)
+        out.append(UInt8(ascii: ":"))
+        appendPadded(Int(secondOfDay / 60 % 60), 2, to: &out)
+        out.append(UInt8(ascii: ":"))
+        appendPadded(Int(secondOfDay % 60), 2, to: &out)
         if fraction != 0 {
-            var digits = pad(Int(fraction), 9)
-            while digits.last == "0" { digits.removeLast() }
-            text += "." + digits
+            out.append(UInt8(ascii: "."))
+            var digits = 9, f = Int(fraction)
+            while f % 10 == 0 { f /= 10; digits -= 1 }
+            appendPadded(f, digits, to: &out)
         }
-        return text + "Z"
+        out.append(UInt8(ascii: "Z"))
     }
 
-    private static func pad(_ value: Int, _ width: Int) -> String {
-        let s = String(value)
-        return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
+    /// `String(value)` with zeros in front up to `width` characters, as bytes.
+    private static func appendPadded(_ value: Int, _ width: Int, to out: inout [UInt8]) {
+        var text = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0) as (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                                                                                   UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8)
+        withUnsafeMutableBytes(of: &text) { digits in
+            var n = value.magnitude, count = 0
+            repeat {
+                digits[19 - count] = UInt8(ascii: "0") + UInt8(n % 10)
+                n /= 10
+                count += 1
+            } while n > 0
+            let length = count + (value < 0 ? 1 : 0)
+            for _ in length..<max(width, length) { out.append(UInt8(ascii: "0")) }
+            if value < 0 { out.append(UInt8(ascii: "-")) }
+            out.append(contentsOf: digits[(20 - count)...])
+        }
     }
 
     private static func isLeap(_ y: Int) -> Bool { (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 }
