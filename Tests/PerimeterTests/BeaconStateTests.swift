@@ -108,12 +108,15 @@ import Testing
 
 /// The matcher's hash tables against scanning every condition with `matches`.
 @Suite struct BeaconMatcherTests {
-    @Test func matcherEqualsAScanOfEveryCondition() throws {
+    /// With 3,000 conditions a known UUID matches dozens (the sort of many matches); with 300, a few
+    /// (sorted in place).
+    @Test(arguments: [3_000, 300])
+    func matcherEqualsAScanOfEveryCondition(count: Int) throws {
         var rng = SplitMix64(seed: 5)
         let uuids = (0..<20).map { _ in UUID() }
         var engine = MonitoringEngine()
         var conditions: [BeaconIdentityCondition] = []
-        for i in 0..<3000 {
+        for i in 0..<count {
             let uuid = uuids[Int.random(in: 0..<20, using: &rng)]
             let major = UInt16.random(in: 0..<30, using: &rng), minor = UInt16.random(in: 0..<5, using: &rng)
             let c: BeaconIdentityCondition = switch i % 3 {
@@ -124,7 +127,7 @@ import Testing
             conditions.append(c)
             try engine.add(.beacon(c), identifier: "b\(i)")
         }
-        for i in stride(from: 0, to: 3000, by: 7) { engine.remove("b\(i)") }
+        for i in stride(from: 0, to: count, by: 7) { engine.remove("b\(i)") }
         let query = engine.makeContainmentQuery()
         var found: [Int32] = []
         // (A count that is not a whole number of the batch's groups.)
@@ -135,7 +138,7 @@ import Testing
         var batch: [Int32] = [], offsets: [Int] = []
         query.conditions(matching: identities, conditions: &batch, offsets: &offsets)
         #expect(offsets.count == identities.count + 1)
-        var mismatches = 0, batchMismatches = 0, several = 0
+        var mismatches = 0, batchMismatches = 0, several = 0, matchCounts = Set<Int>()
         for (k, identity) in identities.enumerated() {
             found.removeAll()
             query.conditions(matching: identity, into: &found)
@@ -143,9 +146,11 @@ import Testing
             if found != expected { mismatches += 1 }
             if Array(batch[offsets[k]..<offsets[k + 1]]) != expected { batchMismatches += 1 }
             if expected.count > 1 { several += 1 }
+            matchCounts.insert(expected.count)
         }
         #expect(mismatches == 0)
         #expect(batchMismatches == 0)
         #expect(several > 5_000)  // (the forms' answers merged in order, not just one each)
+        #expect(matchCounts.contains { $0 > 32 } == (count == 3_000))
     }
 }

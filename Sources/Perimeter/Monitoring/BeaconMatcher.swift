@@ -165,7 +165,12 @@ struct BeaconMatcher: Sendable {
         byMajor.append(p.keys.1, from: p.slots.1, lists: lists, into: &result)
         byUUID.append(p.keys.2, from: p.slots.2, lists: lists, into: &result)
         guard result.count - first > 1 else { return }
-        // A few runs of ascending positions: sorted in place (a sorted slice would be a copy).
+        // Up to three ascending runs. A few matches are sorted in place (a sorted slice is a copy); many
+        // take the library's sort, since insertion costs grow with the runs' product.
+        guard result.count - first <= 32 else {
+            result[first...].sort()
+            return
+        }
         result.withUnsafeMutableBufferPointer { r in
             for i in (first + 1)..<r.count {
                 let v = r[i]
