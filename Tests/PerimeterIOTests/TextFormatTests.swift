@@ -232,7 +232,7 @@ extension FastFixDecoderTests {
     }
 
     static func oracle(_ text: String) -> Double? {
-        guard FastFixDecoder.isJSONNumber(Array(text.utf8).withUnsafeBufferPointer { $0 }),
+        guard Array(text.utf8).withUnsafeBufferPointer({ FastFixDecoder.isJSONNumber($0) }),
               let value = Double(text), value.isFinite else { return nil }
         return value
     }
