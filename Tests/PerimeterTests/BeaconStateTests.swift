@@ -154,3 +154,34 @@ import Testing
         #expect(matchCounts.contains { $0 > 32 } == (count == 3_000))
     }
 }
+
+/// The per-device exit queue against a sorted list: pushes, pops and compactions in any mix give the
+/// entries back in (due, condition) order, the stale ones dropped.
+@Suite struct ExitQueueTests {
+    @Test func queueEqualsASortedList() {
+        var rng = SplitMix64(seed: 61)
+        var queue = ExitQueue(), list: [ExitQueue.Entry] = []
+        for step in 0..<20_000 {
+            switch Int.random(in: 0..<10, using: &rng) {
+            case 0..<6:
+                let entry = ExitQueue.Entry(due: Timestamp(nanosecondsSinceEpoch: .random(in: 0...50, using: &rng) * 1_000_000_000),
+                                            condition: .random(in: 0..<40, using: &rng))
+                queue.push(entry)
+                list.append(entry)
+            case 6..<9:
+                list.sort()
+                #expect(queue.popFirst() == (list.isEmpty ? nil : list.removeFirst()))
+            default:
+                // Drop every entry of a few conditions, as stale exits are.
+                let stale = Set((0..<5).map { _ in Int32.random(in: 0..<40, using: &rng) })
+                queue.compact { !stale.contains($0.condition) }
+                list.removeAll { stale.contains($0.condition) }
+            }
+            if step % 1000 == 0 { #expect(queue.count == list.count) }
+        }
+        list.sort()
+        var drained: [ExitQueue.Entry] = []
+        while let entry = queue.popFirst() { drained.append(entry) }
+        #expect(drained == list)
+    }
+}

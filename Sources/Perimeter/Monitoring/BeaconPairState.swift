@@ -52,24 +52,29 @@ struct ExitQueue {
         let last = heap.removeLast()
         if !heap.isEmpty {
             heap[0] = last
-            var parent = 0
-            while true {
-                let left = 2 * parent + 1, right = left + 1
-                var smallest = parent
-                if left < heap.count, heap[left] < heap[smallest] { smallest = left }
-                if right < heap.count, heap[right] < heap[smallest] { smallest = right }
-                if smallest == parent { break }
-                heap.swapAt(parent, smallest)
-                parent = smallest
-            }
+            siftDown(from: 0)
         }
         return top
     }
 
+    private mutating func siftDown(from start: Int) {
+        var parent = start
+        while true {
+            let left = 2 * parent + 1, right = left + 1
+            var smallest = parent
+            if left < heap.count, heap[left] < heap[smallest] { smallest = left }
+            if right < heap.count, heap[right] < heap[smallest] { smallest = right }
+            if smallest == parent { break }
+            heap.swapAt(parent, smallest)
+            parent = smallest
+        }
+    }
+
     /// Drops stale entries once they outnumber live ones, so a beacon seen every second does not
-    /// grow the queue without bound.
+    /// grow the queue without bound. In place, without allocating: the survivors keep the array, and
+    /// the heap is rebuilt bottom-up (a filter made a new array, and a sort took a scratch buffer).
     mutating func compact(live: (Entry) -> Bool) {
-        heap = heap.filter(live)
-        heap.sort()  // a sorted array is a valid heap
+        heap.removeAll { !live($0) }
+        for start in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(from: start) }
     }
 }
