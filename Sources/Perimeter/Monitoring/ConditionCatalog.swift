@@ -267,7 +267,7 @@ struct ConditionCatalog: Sendable {
     /// cover grid does not hold (too large for it, a country, say), and the grid holds nothing else;
     /// `nil` otherwise. A batch then tests each point against each polygon directly.
     func fewLargePolygons() -> (indices: [Int32], shapes: [PolygonShape])? {
-        guard !coverGrid.isEmpty, !coverGrid.hasCells, coverGrid.builtThrough == Int32(geographic.count),
+        guard !coverGrid.isEmpty, coverGrid.holdsNoEntries, coverGrid.builtThrough == Int32(geographic.count),
               coverGrid.excluded.count <= 8 else { return nil }
         var indices: [Int32] = [], shapes: [PolygonShape] = []
         for i in coverGrid.excluded where !geographicRemoved[Int(i)] {

@@ -55,6 +55,9 @@ struct CoverGrid: Sendable, Equatable {
     /// Whether the grid has cells to order fixes by.
     var hasCells: Bool { !isEmpty && rows * columns > 1 }
 
+    /// Whether no cell lists any condition (every condition is in `excluded` or added since).
+    var holdsNoEntries: Bool { entries.isEmpty }
+
     /// An empty grid (nothing built yet).
     init() {}
 
