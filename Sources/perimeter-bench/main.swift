@@ -134,7 +134,6 @@ func locateAll(_ query: inout ContainmentQuery, _ lat: [Double], _ lon: [Double]
     return (containments, hash)
 }
 
-/// The same through the batch query: all points in one call, in cell order inside it.
 /// The batch query's buffers, kept across repeats as a caller streaming batches would keep them: the
 /// points in the engine's form and the answer lists.
 struct LocateBuffers {
@@ -143,6 +142,7 @@ struct LocateBuffers {
     var offsets: [Int] = []
 }
 
+/// The same through the batch query: all points in one call, in cell order inside it.
 func locateBatch(_ query: inout ContainmentQuery, _ buffers: inout LocateBuffers) -> (Int, UInt64) {
     query.conditions(containing: buffers.points, conditions: &buffers.conditions, offsets: &buffers.offsets)
     return hashAnswers(buffers, count: buffers.points.count)
