@@ -220,7 +220,7 @@ import Testing
             let margin = [0.0, 5, 20, 65, 100, 150].randomElement(using: &rng)!
             var frame = FixFrame(p, margin: margin)
             var candidates: [Int32] = [], readings: [Reading] = []
-            catalog.collectSides(&frame, stamps: &stamps, stamp: UInt32(n + 1), candidates: &candidates, readings: &readings)
+            catalog.collectReadings(&frame, stamps: &stamps, stamp: UInt32(n + 1), candidates: &candidates, readings: &readings)
             var found: [Int32: Reading] = [:]
             for (k, i) in candidates.enumerated() { found[i] = readings[k] }
             for i in 0..<Int32(400) {

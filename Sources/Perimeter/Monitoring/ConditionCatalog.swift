@@ -166,12 +166,11 @@ struct ConditionCatalog: Sendable {
         return circleShapes[Int(s.slot)].distanceToBoundary(&frame)
     }
 
-
     /// Whether the polygons' data is too large to stay in cache, so that evaluating fixes in cell order
     /// pays (measured on the peer workloads, see `ContainmentQuery.cachedBytes`).
     var polygonDataOutgrowsCache: Bool { coverGrid.hasCells && polygonBytes > ContainmentQuery.cachedBytes }
 
-    /// A lower bound on the distance of every geographic condition that `collectSides` leaves out for
+    /// A lower bound on the distance of every geographic condition that `collectReadings` leaves out for
     /// a fix with margin `m`: its margin, or the cover grid's reach when the grid alone answered.
     func nonCandidateDistance(margin m: Double) -> Double {
         let gridAnswers = !coverGrid.isEmpty && m <= coverGrid.reach && coverGrid.excluded.isEmpty
@@ -197,7 +196,7 @@ struct ConditionCatalog: Sendable {
     /// Every geographic condition within `frame`'s margin of its fix, each with what the fix says about
     /// it, into `candidates` and `readings`. Conditions left out are confidently outside.
     @inline(__always)
-    func collectSides(_ frame: inout FixFrame, stamps: inout [UInt32], stamp: UInt32,
+    func collectReadings(_ frame: inout FixFrame, stamps: inout [UInt32], stamp: UInt32,
                       candidates: inout [Int32], readings: inout [Reading]) {
         let m = frame.margin
         if !coverGrid.isEmpty && m <= coverGrid.reach {

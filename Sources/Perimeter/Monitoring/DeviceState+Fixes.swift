@@ -6,16 +6,16 @@ extension DeviceState {
     /// once, the untouched pairs of conditions this device has not settled yet. Callers skip fixes
     /// that `needsGeometry` clears; this leaves the device's anchor for the fixes after it.
     mutating func apply(_ fix: Fix, cause: Int, catalog: ConditionCatalog, policy: MonitoringPolicy,
-                        scratch: inout EvaluationScratch, sidesReady: Bool = false, events: inout [MonitorEvent]) {
+                        scratch: inout EvaluationScratch, readingsReady: Bool = false, events: inout [MonitorEvent]) {
         guard fix.isValid else { return }
         let confirmation = policy.spans.confirmation
         let count = Int32(catalog.geographic.count)
         let margin = policy.margin(for: fix)
-        scratch.beginQuery(conditionCount: Int(count), keeping: sidesReady)
+        scratch.beginQuery(conditionCount: Int(count), keeping: readingsReady)
         let stamp = scratch.stamp
         var frame = FixFrame(fix.coordinate, margin: margin)
-        if !sidesReady {
-            catalog.collectSides(&frame, stamps: &scratch.queryStamps, stamp: stamp,
+        if !readingsReady {
+            catalog.collectReadings(&frame, stamps: &scratch.queryStamps, stamp: stamp,
                                  candidates: &scratch.candidates, readings: &scratch.readings)
         }
         var anchorBuilder = FixAnchorBuilder(fix.coordinate, margin: margin,
@@ -75,9 +75,8 @@ extension DeviceState {
             }
             geographicSettled = count
         }
-        for entry in geographicEntries where entry.pair.pending != nil || entry.pair.state == .unknown {
+        if geographicEntries.contains(where: { $0.pair.pending != nil || $0.pair.state == .unknown }) {
             anchorBuilder.invalidate()
-            break
         }
         // Candidates the fix was confidently on the side of (their state now): how far it is inside
         // or outside, measured only while the anchor could still allow more.

@@ -18,7 +18,7 @@ struct GeometryAhead {
             guard fix.isValid else { continue }
             var frame = FixFrame(fix.coordinate, margin: policy.margin(for: fix))
             start[k] = Int32(candidates.count)
-            catalog.collectSides(&frame, stamps: &stamps, stamp: UInt32(n + 1), candidates: &candidates, readings: &readings)
+            catalog.collectReadings(&frame, stamps: &stamps, stamp: UInt32(n + 1), candidates: &candidates, readings: &readings)
             end[k] = Int32(candidates.count)
         }
     }

@@ -43,17 +43,17 @@ final class StateShard: @unchecked Sendable {
             let needsGeometry = devices[Int(batch[k].device.index)].needsGeometry(fix, catalog: catalog, policy: policy)
             if !needsGeometry && fix.isValid { fixesAnsweredByAnchor += 1 }
             // (A fix needing geometry always has it ahead; were it missing, it is computed here.)
-            let sidesReady = needsGeometry && ahead?.load(k, into: &scratch) == true
+            let readingsReady = needsGeometry && ahead?.load(k, into: &scratch) == true
             apply(k, batch, devices: devices, catalog: catalog, policy: policy, scratch: &scratch,
-                  needsGeometry: needsGeometry, sidesReady: sidesReady)
+                  needsGeometry: needsGeometry, readingsReady: readingsReady)
         }
     }
 
-    /// Applies fix `k`; one that needs no geometry changes no geographic pair. `sidesReady`: its
+    /// Applies fix `k`; one that needs no geometry changes no geographic pair. `readingsReady`: its
     /// candidates and readings are in `scratch` already.
     private func apply(_ k: Int, _ batch: [FixRecord], devices: UnsafeMutableBufferPointer<DeviceState>,
                        catalog: ConditionCatalog, policy: MonitoringPolicy, scratch: inout EvaluationScratch,
-                       needsGeometry: Bool, sidesReady: Bool) {
+                       needsGeometry: Bool, readingsReady: Bool) {
         let record = batch[k], di = Int(record.device.index)
         let before = events.count
         // Checked by the caller: neither can refuse the fix.
@@ -61,7 +61,7 @@ final class StateShard: @unchecked Sendable {
                                      events: &events)
         if needsGeometry {
             devices[di].apply(record.fix, cause: record.cause, catalog: catalog, policy: policy, scratch: &scratch,
-                              sidesReady: sidesReady, events: &events)
+                              readingsReady: readingsReady, events: &events)
         }
         devices[di].endRecord(at: record.fix.time, cause: record.cause)
         for _ in before..<events.count { eventRecords.append(Int32(k)) }

@@ -152,22 +152,18 @@ public enum RFC3339 {
         out.append(UInt8(ascii: "Z"))
     }
 
-    /// `String(value)` with zeros in front up to `width` characters, as bytes.
+    /// `String(value)` with zeros in front up to `width` characters, as bytes: written backwards,
+    /// then turned round.
     private static func appendPadded(_ value: Int, _ width: Int, to out: inout [UInt8]) {
-        var text = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0) as (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                                                                                   UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8)
-        withUnsafeMutableBytes(of: &text) { digits in
-            var n = value.magnitude, count = 0
-            repeat {
-                digits[19 - count] = UInt8(ascii: "0") + UInt8(n % 10)
-                n /= 10
-                count += 1
-            } while n > 0
-            let length = count + (value < 0 ? 1 : 0)
-            for _ in length..<max(width, length) { out.append(UInt8(ascii: "0")) }
-            if value < 0 { out.append(UInt8(ascii: "-")) }
-            out.append(contentsOf: digits[(20 - count)...])
-        }
+        let start = out.count
+        var n = value.magnitude
+        repeat {
+            out.append(UInt8(ascii: "0") + UInt8(n % 10))
+            n /= 10
+        } while n > 0
+        if value < 0 { out.append(UInt8(ascii: "-")) }
+        while out.count - start < width { out.append(UInt8(ascii: "0")) }
+        out[start...].reverse()
     }
 
     private static func isLeap(_ y: Int) -> Bool { (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 }
