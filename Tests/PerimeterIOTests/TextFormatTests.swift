@@ -204,9 +204,8 @@ extension FastFixDecoderTests {
         // The general reader, line by line, is the oracle: decode each row through RecordFields.
         var fast = 0
         let columns = try #require(FastFixDecoder.CSVColumns(header: header))
-        var cells: [Range<Int>] = []
         for row in rows.dropFirst() {
-            guard let (range, fix) = FastFixDecoder.decodeCSV(Array(row.utf8), columns: columns, cells: &cells) else { continue }
+            guard let (range, fix) = FastFixDecoder.decodeCSV(Array(row.utf8), columns: columns) else { continue }
             let observation = Observation.fix(fix)
             let device = String(decoding: Array(row.utf8)[range], as: UTF8.self)
             fast += 1

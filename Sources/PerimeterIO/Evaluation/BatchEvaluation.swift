@@ -70,12 +70,11 @@ public enum BatchEvaluation {
 
         // The engine's number for each device, by the reader's number: no lookup by name per record.
         var deviceIDs: [DeviceID?] = []
-        func deviceID(number: Int32, name: String, _ engine: inout MonitoringEngine) -> DeviceID {
+        func deviceID(number: Int32, _ engine: inout MonitoringEngine) -> DeviceID {
             let n = Int(number)
-            guard n >= 0 else { return engine.deviceID(name) }
             if n >= deviceIDs.count { deviceIDs += repeatElement(nil, count: n + 1 - deviceIDs.count) }
             if let id = deviceIDs[n] { return id }
-            let id = engine.deviceID(name)
+            let id = engine.deviceID(observations.deviceName(number))
             deviceIDs[n] = id
             return id
         }
@@ -85,7 +84,7 @@ public enum BatchEvaluation {
         // the job and back (swapped, never shared), and the job's events are written before anything
         // after them. Anything but a fix, and the end, first drains the job and the pending fixes.
         // The text of a pending fix is kept only when it may have to be quarantined.
-        var pending: [(device: Int32, name: String, fix: Fix, cause: Int)] = []
+        var pending: [PlainFixRecord] = []
         var pendingTexts: [String] = []
         let keepTexts = badRecords == .quarantine
         let job = BatchJob(engine: MonitoringEngine(policy: engine.policy))
@@ -130,7 +129,7 @@ public enum BatchEvaluation {
             guard !pending.isEmpty else { return }
             job.batch.removeAll(keepingCapacity: true)
             for p in pending {
-                job.batch.append(FixRecord(device: deviceID(number: p.device, name: p.name, &engine), fix: p.fix, cause: p.cause))
+                job.batch.append(FixRecord(device: deviceID(number: p.deviceNumber, &engine), fix: p.fix, cause: p.line))
             }
             swap(&job.texts, &pendingTexts)
             pending.removeAll(keepingCapacity: true)
@@ -146,12 +145,33 @@ public enum BatchEvaluation {
             try join(&engine, outputs: &outputs)
         }
 
-        while let next = observations.next() {
+        var nextProgressCheck = 4096
+        while true {
+            if summary.recordsRead >= nextProgressCheck {
+                nextProgressCheck = summary.recordsRead + 4096
+                let now = clock.now
+                if now - start > .seconds(2) && now - lastProgress >= .seconds(1) {
+                    lastProgress = now
+                    summary.elapsedSeconds = (now - start).seconds
+                    progress(summary)
+                }
+            }
+            // Runs of plain fixes in bulk (one at a time when their texts are kept); anything else
+            // one record at a time.
+            let room = Self.batchSize - pending.count
+            let plain = observations.readPlainFixes(into: &pending, limit: keepTexts ? 1 : room)
+            if plain > 0 {
+                summary.recordsRead += plain
+                if keepTexts { pendingTexts.append(observations.currentLineText) }
+                if pending.count >= Self.batchSize { try dispatch(&engine, outputs: &outputs) }
+                continue
+            }
+            guard let next = observations.next() else { break }
             summary.recordsRead += 1
             switch next {
             case .success(let record):
                 if case .fix(let fix) = record.observation {
-                    pending.append((record.deviceNumber, record.device, fix, record.line))
+                    pending.append(PlainFixRecord(deviceNumber: record.deviceNumber, fix: fix, line: record.line))
                     if keepTexts { pendingTexts.append(observations.currentLineText) }
                     if pending.count >= Self.batchSize { try dispatch(&engine, outputs: &outputs) }
                     break
@@ -159,7 +179,7 @@ public enum BatchEvaluation {
                 try drain(&engine, outputs: &outputs)
                 events.removeAll(keepingCapacity: true)
                 do throws(ObservationProblem) {
-                    try engine.process(record.observation, device: deviceID(number: record.deviceNumber, name: record.device, &engine),
+                    try engine.process(record.observation, device: deviceID(number: record.deviceNumber, &engine),
                                        cause: record.line, into: &events)
                 } catch {
                     // Write what the time before the refused record produced, then refuse it.
@@ -172,14 +192,6 @@ public enum BatchEvaluation {
             case .failure(let error):
                 try drain(&engine, outputs: &outputs)
                 try reject(error, text: observations.currentLineText, outputs: &outputs)
-            }
-            if summary.recordsRead & 4095 == 0 {
-                let now = clock.now
-                if now - start > .seconds(2) && now - lastProgress >= .seconds(1) {
-                    lastProgress = now
-                    summary.elapsedSeconds = (now - start).seconds
-                    progress(summary)
-                }
             }
         }
         try drain(&engine, outputs: &outputs)

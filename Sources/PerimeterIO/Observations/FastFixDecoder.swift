@@ -12,12 +12,26 @@ import Perimeter
 /// escapes, nesting, a missing or unknown field, a bad value — returns `nil`, and the general parser
 /// decodes the line (and words any error). The tests check both paths agree.
 enum FastFixDecoder {
-    private enum Kind: UInt8 { case string, number, literal }
+    /// The fields of a plain fix, as one bit each.
+    private enum Field: UInt8 {
+        case type = 1, device = 2, t = 4, lat = 8, lon = 16, accuracy = 32
 
-    private struct Member {
-        var key: Range<Int>
-        var value: Range<Int>
-        var kind: Kind
+        static let all: UInt8 = 63
+
+        /// The field a key's bytes name, if any.
+        @inline(__always)
+        init?(key: UnsafeBufferPointer<UInt8>) {
+            func same(_ text: StaticString) -> Bool { memcmp(key.baseAddress!, text.utf8Start, key.count) == 0 }
+            switch key.count {
+            case 1 where key[0] == UInt8(ascii: "t"): self = .t
+            case 3 where same("lat"): self = .lat
+            case 3 where same("lon"): self = .lon
+            case 4 where same("type"): self = .type
+            case 6 where same("device"): self = .device
+            case 8 where same("accuracy"): self = .accuracy
+            default: return nil
+            }
+        }
     }
 
     /// The fix, with the bytes of its device name (unvalidated: the caller checks them as UTF-8). (A
@@ -26,59 +40,74 @@ enum FastFixDecoder {
         line.withUnsafeBufferPointer { decode($0) }
     }
 
-    private static func decode(_ b: UnsafeBufferPointer<UInt8>) -> (device: Range<Int>, fix: Fix)? {
-        // Scan `{"key":value,...}` into at most 12 members.
-        var members: (Member, Member, Member, Member, Member, Member, Member, Member, Member, Member, Member, Member)
-        let empty = Member(key: 0..<0, value: 0..<0, kind: .literal)
-        members = (empty, empty, empty, empty, empty, empty, empty, empty, empty, empty, empty, empty)
-        var count = 0
+    static func decode(_ b: UnsafeBufferPointer<UInt8>) -> (device: Range<Int>, fix: Fix)? {
+        // Scan `{"key":value,...}`: each key must be one of the six fields of a plain fix, each once;
+        // each value is read as the field needs it (strings without escapes; numbers by RFC 8259).
+        var seen: UInt8 = 0
+        var isFix = false
+        var device = 0..<0
+        var time: Timestamp?
+        var latitude = 0.0, longitude = 0.0, horizontalAccuracy = 0.0
         var i = 0
-        func skipSpace() { while i < b.count, b[i] == 0x20 || b[i] == 0x09 { i += 1 } }
-        skipSpace()
-        guard i < b.count, b[i] == UInt8(ascii: "{") else { return nil }
-        i += 1
-        while true {
-            skipSpace()
+        @inline(__always) func skipSpace() { while i < b.count, b[i] == 0x20 || b[i] == 0x09 { i += 1 } }
+        /// The string starting at `i` (its opening quote), without escapes or control characters.
+        @inline(__always) func string() -> Range<Int>? {
             guard i < b.count, b[i] == UInt8(ascii: "\"") else { return nil }
-            let keyStart = i + 1
-            i = keyStart
+            let start = i + 1
+            i = start
             while i < b.count, b[i] != UInt8(ascii: "\"") {
                 if b[i] == UInt8(ascii: "\\") || b[i] < 0x20 { return nil }
                 i += 1
             }
             guard i < b.count else { return nil }
-            let key = keyStart..<i
             i += 1
+            return start..<(i - 1)
+        }
+        /// The bytes of the number (or other bare value) starting at `i`: checked when read.
+        @inline(__always) func bare() -> UnsafeBufferPointer<UInt8> {
+            let start = i
+            while i < b.count, b[i] != UInt8(ascii: ","), b[i] != UInt8(ascii: "}"), b[i] != 0x20, b[i] != 0x09 { i += 1 }
+            return UnsafeBufferPointer(rebasing: b[start..<i])
+        }
+        skipSpace()
+        guard i < b.count, b[i] == UInt8(ascii: "{") else { return nil }
+        i += 1
+        while true {
+            skipSpace()
+            guard let key = string(), let field = Field(key: UnsafeBufferPointer(rebasing: b[key])),
+                  seen & field.rawValue == 0 else { return nil }
+            seen |= field.rawValue
             skipSpace()
             guard i < b.count, b[i] == UInt8(ascii: ":") else { return nil }
             i += 1
             skipSpace()
-            guard i < b.count else { return nil }
-            var member = Member(key: key, value: 0..<0, kind: .number)
-            if b[i] == UInt8(ascii: "\"") {
-                let start = i + 1
-                i = start
-                while i < b.count, b[i] != UInt8(ascii: "\"") {
-                    if b[i] == UInt8(ascii: "\\") || b[i] < 0x20 { return nil }
-                    i += 1
+            switch field {
+            case .type:
+                guard let value = string(), value.count == 3, b[value.lowerBound] == UInt8(ascii: "f"),
+                      b[value.lowerBound + 1] == UInt8(ascii: "i"), b[value.lowerBound + 2] == UInt8(ascii: "x") else { return nil }
+                isFix = true
+            case .device:
+                guard let value = string(), !value.isEmpty else { return nil }
+                device = value
+            case .t:
+                if i < b.count, b[i] == UInt8(ascii: "\"") {
+                    guard let value = string() else { return nil }
+                    time = RFC3339.parse(UnsafeBufferPointer(rebasing: b[value]))
+                } else {
+                    let value = bare()
+                    time = isJSONNumber(value) ? RFC3339.parseUnixSeconds(value) : nil
                 }
-                guard i < b.count else { return nil }
-                member.value = start..<i
-                member.kind = .string
-                i += 1
-            } else {
-                let start = i
-                while i < b.count, b[i] != UInt8(ascii: ","), b[i] != UInt8(ascii: "}"), b[i] != 0x20 { i += 1 }
-                // A number, or a literal or anything else: the fields read as numbers check RFC 8259's
-                // grammar when they are read, and a value that is not one sends the line to the
-                // general parser.
-                member.value = start..<i
+                guard time != nil else { return nil }
+            case .lat:
+                guard let value = DecimalNumber.parse(bare()) else { return nil }
+                latitude = value
+            case .lon:
+                guard let value = DecimalNumber.parse(bare()) else { return nil }
+                longitude = value
+            case .accuracy:
+                guard let value = DecimalNumber.parse(bare()) else { return nil }
+                horizontalAccuracy = value
             }
-            guard count < 12 else { return nil }
-            withUnsafeMutableBytes(of: &members) { raw in
-                raw.baseAddress!.assumingMemoryBound(to: Member.self)[count] = member
-            }
-            count += 1
             skipSpace()
             guard i < b.count else { return nil }
             if b[i] == UInt8(ascii: ",") { i += 1; continue }
@@ -88,85 +117,72 @@ enum FastFixDecoder {
             guard i == b.count else { return nil }
             break
         }
-
-        return withUnsafeBytes(of: &members) { raw -> (Range<Int>, Fix)? in
-            let list = UnsafeBufferPointer(start: raw.baseAddress!.assumingMemoryBound(to: Member.self), count: count)
-            func find(_ name: StaticString) -> Member? {
-                for m in list where m.key.count == name.utf8CodeUnitCount
-                    && memcmp(b.baseAddress! + m.key.lowerBound, name.utf8Start, m.key.count) == 0 { return m }
-                return nil
-            }
-            func same(_ r: Range<Int>, _ text: StaticString) -> Bool {
-                r.count == text.utf8CodeUnitCount && memcmp(b.baseAddress! + r.lowerBound, text.utf8Start, r.count) == 0
-            }
-            func number(_ m: Member?) -> Double? {
-                guard let m, m.kind == .number else { return nil }
-                return DecimalNumber.parse(UnsafeBufferPointer(rebasing: b[m.value]))
-            }
-            guard let type = find("type"), type.kind == .string,
-                  let deviceMember = find("device"), deviceMember.kind == .string, !deviceMember.value.isEmpty,
-                  let t = find("t") else { return nil }
-            let timeBytes = UnsafeBufferPointer(rebasing: b[t.value])
-            guard let time = t.kind == .number ? (isJSONNumber(timeBytes) ? RFC3339.parseUnixSeconds(timeBytes) : nil)
-                                               : RFC3339.parse(timeBytes) else { return nil }
-            if same(type.value, "fix") {
-                // Exactly the fields a plain fix has (extra optional fields: the general path).
-                guard count == 6, let lat = number(find("lat")), let lon = number(find("lon")),
-                      let accuracy = number(find("accuracy")) else { return nil }
-                return (deviceMember.value, Fix(time: time, coordinate: Coordinate(latitude: lat, longitude: lon), horizontalAccuracy: accuracy))
-            }
-            return nil
-        }
+        // Exactly the fields a plain fix has (extra optional fields: the general path).
+        guard seen == Field.all, isFix, let time else { return nil }
+        return (device, Fix(time: time, coordinate: Coordinate(latitude: latitude, longitude: longitude),
+                            horizontalAccuracy: horizontalAccuracy))
     }
 
     /// Where a CSV header puts the columns of a fix.
     struct CSVColumns {
-        var count: Int
-        var type: Int, device: Int, t: Int, lat: Int, lon: Int, accuracy: Int
+        /// What each column holds for a fix: one of the `Role`s.
+        fileprivate var roles: [Role]
+
+        fileprivate enum Role: UInt8 { case empty, type, device, t, lat, lon, accuracy }
 
         init?(header: [String]) {
-            guard let type = header.firstIndex(of: "type"), let device = header.firstIndex(of: "device"),
-                  let t = header.firstIndex(of: "t"), let lat = header.firstIndex(of: "lat"),
-                  let lon = header.firstIndex(of: "lon"), let accuracy = header.firstIndex(of: "accuracy") else { return nil }
-            (count, self.type, self.device, self.t, self.lat, self.lon, self.accuracy) = (header.count, type, device, t, lat, lon, accuracy)
+            let named: [(String, Role)] = [("type", .type), ("device", .device), ("t", .t), ("lat", .lat), ("lon", .lon),
+                                           ("accuracy", .accuracy)]
+            roles = header.map { name in named.first { $0.0 == name }?.1 ?? .empty }
+            guard named.allSatisfy({ roles.contains($0.1) }) else { return nil }
         }
     }
 
+    static func decodeCSV(_ line: [UInt8], columns: CSVColumns) -> (device: Range<Int>, fix: Fix)? {
+        line.withUnsafeBufferPointer { decodeCSV($0, columns: columns) }
+    }
+
     /// The same fast path for a CSV row holding a plain fix: no quotes, the fix's six cells, every
-    /// other cell empty. `nil` for anything else (the general reader decodes it). `cells` is scratch
-    /// space, reused from row to row.
-    static func decodeCSV(_ line: [UInt8], columns: CSVColumns,
-                          cells: inout [Range<Int>]) -> (device: Range<Int>, fix: Fix)? {
-        cells.removeAll(keepingCapacity: true)
-        return line.withUnsafeBufferPointer { b -> (Range<Int>, Fix)? in
-            guard let base = b.baseAddress else { return nil }
-            // Quoted cells are the general reader's; commas found by memchr, a line's few cells at a time.
-            guard memchr(base, Int32(UInt8(ascii: "\"")), b.count) == nil else { return nil }
-            var start = 0
-            while true {
-                guard cells.count < columns.count else { return nil }
-                guard let comma = memchr(base + start, Int32(UInt8(ascii: ",")), b.count - start) else {
-                    cells.append(start..<b.count)
-                    break
-                }
-                let i = base.distance(to: comma.assumingMemoryBound(to: UInt8.self))
-                cells.append(start..<i)
-                start = i + 1
+    /// other cell empty. `nil` for anything else (the general reader decodes it).
+    static func decodeCSV(_ b: UnsafeBufferPointer<UInt8>, columns: CSVColumns) -> (device: Range<Int>, fix: Fix)? {
+        guard let base = b.baseAddress else { return nil }
+        // Quoted cells are the general reader's; commas found by memchr, a line's few cells at a time.
+        guard memchr(base, Int32(UInt8(ascii: "\"")), b.count) == nil else { return nil }
+        var type = 0..<0, device = 0..<0, t = 0..<0, lat = 0..<0, lon = 0..<0, accuracy = 0..<0
+        var start = 0, column = 0
+        let roles = columns.roles
+        while true {
+            guard column < roles.count else { return nil }
+            let cellEnd: Int
+            if let comma = memchr(base + start, Int32(UInt8(ascii: ",")), b.count - start) {
+                cellEnd = base.distance(to: comma.assumingMemoryBound(to: UInt8.self))
+            } else {
+                cellEnd = b.count
             }
-            guard cells.count == columns.count else { return nil }
-            for k in 0..<cells.count where !cells[k].isEmpty
-                && k != columns.type && k != columns.device && k != columns.t && k != columns.lat
-                && k != columns.lon && k != columns.accuracy { return nil }
-            func bytes(_ k: Int) -> UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: b[cells[k]]) }
-            func number(_ k: Int) -> Double? { DecimalNumber.parse(bytes(k)) }
-            let type = bytes(columns.type)
-            guard type.count == 3, type[0] == UInt8(ascii: "f"), type[1] == UInt8(ascii: "i"), type[2] == UInt8(ascii: "x"),
-                  !cells[columns.device].isEmpty, !cells[columns.t].isEmpty,
-                  let time = RFC3339.parseUnixSeconds(bytes(columns.t)) ?? RFC3339.parse(bytes(columns.t)),
-                  let lat = number(columns.lat), let lon = number(columns.lon), let accuracy = number(columns.accuracy)
-            else { return nil }
-            return (cells[columns.device], Fix(time: time, coordinate: Coordinate(latitude: lat, longitude: lon), horizontalAccuracy: accuracy))
+            let cell = start..<cellEnd
+            switch roles[column] {
+            case .empty: guard cell.isEmpty else { return nil }
+            case .type: type = cell
+            case .device: device = cell
+            case .t: t = cell
+            case .lat: lat = cell
+            case .lon: lon = cell
+            case .accuracy: accuracy = cell
+            }
+            column += 1
+            if cellEnd == b.count { break }
+            start = cellEnd + 1
         }
+        guard column == roles.count else { return nil }
+        func bytes(_ r: Range<Int>) -> UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: b[r]) }
+        func number(_ r: Range<Int>) -> Double? { DecimalNumber.parse(bytes(r)) }
+        guard type.count == 3, b[type.lowerBound] == UInt8(ascii: "f"), b[type.lowerBound + 1] == UInt8(ascii: "i"),
+              b[type.lowerBound + 2] == UInt8(ascii: "x"), !device.isEmpty, !t.isEmpty,
+              let time = RFC3339.parseUnixSeconds(bytes(t)) ?? RFC3339.parse(bytes(t)),
+              let latitude = number(lat), let longitude = number(lon), let horizontalAccuracy = number(accuracy)
+        else { return nil }
+        return (device, Fix(time: time, coordinate: Coordinate(latitude: latitude, longitude: longitude),
+                            horizontalAccuracy: horizontalAccuracy))
     }
 
     /// RFC 8259's number grammar: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.

@@ -4,23 +4,28 @@ import Glibc
 import Darwin
 #endif
 
-/// Reads a file (or standard input) line by line in fixed-size chunks: constant memory whatever the
-/// input's length. Lines end at `\n`; a trailing `\r` is dropped.
+/// Reads a file (or standard input) line by line through one buffer: each line is handed out in place,
+/// not copied, and the buffer grows only to hold the longest line. Lines end at `\n`; a trailing `\r`
+/// is dropped.
 struct LineReader: ~Copyable {
     private let descriptor: Int32
     private let ownsDescriptor: Bool
-    private var buffer: [UInt8]
+    private var storage: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
+    /// The bytes read but not yet handed out: `storage[start ..< end]`.
     private var start = 0
     private var end = 0
+    /// The current line: `storage[lineStart ..< lineEnd]`.
+    private var lineStart = 0
+    private var lineEnd = 0
     private var atEndOfFile = false
-    /// The line returned by the last `nextLine()`.
-    private(set) var line: [UInt8] = []
     /// Its 1-based number.
     private(set) var lineNumber = 0
     /// Why reading stopped early, if it did (`errno`): the input ends there, and the caller says so.
     private(set) var readError: Int32?
 
-    static let chunkSize = 1 << 16
+    /// Bytes asked of each `read`: large enough that system calls cost little per line.
+    static let chunkSize = 1 << 18
 
     /// Opens `path`, or standard input for `-`.
     init(path: String) throws(InputError) {
@@ -35,62 +40,92 @@ struct LineReader: ~Copyable {
             descriptor = fd
             ownsDescriptor = true
         }
-        buffer = [UInt8](repeating: 0, count: Self.chunkSize)
+        capacity = Self.chunkSize
+        storage = .allocate(capacity: capacity)
     }
 
     deinit {
+        storage.deallocate()
         if ownsDescriptor { close(descriptor) }
     }
 
+    /// The line returned by the last `nextLine()`: valid until the next call of `nextLine()`.
+    var line: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: storage + lineStart, count: lineEnd - lineStart) }
+
     /// Advances to the next line; `false` at the end of the input.
-    mutating func nextLine() -> Bool {
-        line.removeAll(keepingCapacity: true)
-        while true {
-            if let newline = nextNewline() {
-                line.append(contentsOf: buffer[start..<newline])
-                start = newline + 1
-                return finishLine()
-            }
-            line.append(contentsOf: buffer[start..<end])
-            start = 0
-            end = 0
-            if atEndOfFile || !fill() {
-                atEndOfFile = true
-                // (After a read error the partial line is not a line: the caller reports the error.)
-                return line.isEmpty || readError != nil ? false : finishLine()
-            }
-        }
-    }
-
-    /// The position of the next `\n` in the buffered bytes (`memchr`, which scans words at a time).
     @inline(__always)
-    private func nextNewline() -> Int? {
-        guard start < end else { return nil }
-        return buffer.withUnsafeBufferPointer { b -> Int? in
-            guard let found = memchr(b.baseAddress! + start, Int32(UInt8(ascii: "\n")), end - start) else { return nil }
-            return UnsafeRawPointer(b.baseAddress!).distance(to: UnsafeRawPointer(found))
+    mutating func nextLine() -> Bool {
+        if start < end, let newline = memchr(storage + start, Int32(UInt8(ascii: "\n")), end - start) {
+            let n = storage.distance(to: newline.assumingMemoryBound(to: UInt8.self))
+            setLine(start, n)
+            start = n + 1
+            return true
+        }
+        return nextLineAfterRefill()
+    }
+
+    /// Hands the current line back: the next `nextLine()` returns it again.
+    mutating func unreadLine() {
+        start = lineStart
+        lineNumber -= 1
+    }
+
+    @inline(__always)
+    private mutating func setLine(_ from: Int, _ to: Int) {
+        lineStart = from
+        lineEnd = to > from && storage[to - 1] == UInt8(ascii: "\r") ? to - 1 : to
+        lineNumber += 1
+    }
+
+    /// The next line when the buffered bytes hold no whole one: moves the partial line to the front
+    /// (growing the buffer if it fills it) and reads more.
+    private mutating func nextLineAfterRefill() -> Bool {
+        while true {
+            if start < end, let newline = memchr(storage + start, Int32(UInt8(ascii: "\n")), end - start) {
+                let n = storage.distance(to: newline.assumingMemoryBound(to: UInt8.self))
+                setLine(start, n)
+                start = n + 1
+                return true
+            }
+            if atEndOfFile || readError != nil {
+                // The last line has no newline. (After a read error a partial line is not a line: the
+                // caller reports the error.)
+                guard start < end, readError == nil else { return false }
+                setLine(start, end)
+                start = end
+                return true
+            }
+            if start > 0 {
+                memmove(storage, storage + start, end - start)
+                end -= start
+                start = 0
+            }
+            if end == capacity {
+                let larger = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity * 2)
+                larger.update(from: storage, count: end)
+                storage.deallocate()
+                storage = larger
+                capacity *= 2
+            }
+            fill()
         }
     }
 
-    private mutating func finishLine() -> Bool {
-        if line.last == UInt8(ascii: "\r") { line.removeLast() }
-        lineNumber += 1
-        return true
-    }
-
-    /// Reads the next chunk; `false` at the end of the input or on a read error.
-    private mutating func fill() -> Bool {
+    /// Reads more bytes after `end`; sets `atEndOfFile` or `readError` when there are none.
+    private mutating func fill() {
         while true {
-            let n = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, Self.chunkSize) }
+            let n = read(descriptor, storage + end, capacity - end)
             if n > 0 {
-                end = n
-                return true
+                end += n
+                return
             }
             if n < 0 {
                 if errno == EINTR { continue }
                 readError = errno
+            } else {
+                atEndOfFile = true
             }
-            return false
+            return
         }
     }
 }

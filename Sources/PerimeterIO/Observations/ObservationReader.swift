@@ -15,7 +15,6 @@ public struct ObservationReader: ~Copyable {
     private var lines: LineReader
     private var csvHeader: [String]?
     private var csvFixColumns: FastFixDecoder.CSVColumns?
-    private var csvCells: [Range<Int>] = []
     private var devices = DeviceNames()
     /// Set when the file itself is unusable (a bad CSV header): every later call returns `nil`,
     /// and the error returned is not one record's, so it cannot be quarantined.
@@ -64,12 +63,38 @@ public struct ObservationReader: ~Copyable {
         return nil
     }
 
+    /// Reads plain fixes — the commonest record, in the form the fast path knows — into `fixes` until
+    /// `limit` were read, the input ends, or the next line is anything else, which is left for
+    /// `next()`: a run of fixes without a `Result`, an `Observation` or a `String` per record. Returns
+    /// how many it read; 0 until `next()` has met the first line (the format, and a CSV header).
+    public mutating func readPlainFixes(into fixes: inout [PlainFixRecord], limit: Int) -> Int {
+        guard !failed, let format, format == .jsonLines || csvHeader != nil else { return 0 }
+        let columns = csvFixColumns
+        var count = 0
+        while count < limit && lines.nextLine() {
+            let line = lines.line
+            let decoded = format == .jsonLines ? FastFixDecoder.decode(line)
+                                               : columns.flatMap { FastFixDecoder.decodeCSV(line, columns: $0) }
+            guard let (device, fix) = decoded, let number = devices.number(UnsafeBufferPointer(rebasing: line[device])) else {
+                lines.unreadLine()
+                break
+            }
+            fixes.append(PlainFixRecord(deviceNumber: number, fix: fix, line: lines.lineNumber))
+            count += 1
+        }
+        return count
+    }
+
+    /// The name of the device the reader numbered `number` (`ObservationRecord.deviceNumber`,
+    /// `PlainFixRecord.deviceNumber`).
+    public func deviceName(_ number: Int32) -> String { devices.names[Int(number)] }
+
     /// JSON Lines if the first non-blank line opens an object, else CSV.
-    private func sniff(_ line: [UInt8]) -> ObservationFormat {
+    private func sniff(_ line: UnsafeBufferPointer<UInt8>) -> ObservationFormat {
         line.first { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") } == UInt8(ascii: "{") ? .jsonLines : .csv
     }
 
-    private func isBlank(_ line: [UInt8]) -> Bool {
+    private func isBlank(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
         line.allSatisfy { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
     }
 
@@ -90,8 +115,7 @@ public struct ObservationReader: ~Copyable {
     /// A fast path's record, its device named by bytes of the current line; `nil` if they are not
     /// UTF-8 (the general path then words the error).
     private mutating func fastRecord(device: Range<Int>, _ fix: Fix) -> ObservationRecord? {
-        let number = lines.line.withUnsafeBufferPointer { devices.number(UnsafeBufferPointer(rebasing: $0[device])) }
-        guard let number else { return nil }
+        guard let number = devices.number(UnsafeBufferPointer(rebasing: lines.line[device])) else { return nil }
         return ObservationRecord(device: devices.names[Int(number)], observation: .fix(fix), line: lines.lineNumber,
                                  deviceNumber: number)
     }
@@ -138,7 +162,7 @@ public struct ObservationReader: ~Copyable {
 
     private mutating func decodeCSVLine() -> Result<ObservationRecord, InputError> {
         guard let header = csvHeader else { preconditionFailure("header read first") }
-        if let columns = csvFixColumns, let (device, fix) = FastFixDecoder.decodeCSV(lines.line, columns: columns, cells: &csvCells),
+        if let columns = csvFixColumns, let (device, fix) = FastFixDecoder.decodeCSV(lines.line, columns: columns),
            let record = fastRecord(device: device, fix) {
             return .success(record)
         }
@@ -168,6 +192,10 @@ enum CSVRow {
     }
 
     static func split(_ line: [UInt8]) -> Split {
+        line.withUnsafeBufferPointer { split($0) }
+    }
+
+    static func split(_ line: UnsafeBufferPointer<UInt8>) -> Split {
         var cells: [String] = []
         var i = 0
         while true {

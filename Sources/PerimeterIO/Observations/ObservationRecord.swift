@@ -19,6 +19,22 @@ public struct ObservationRecord: Sendable, Hashable {
     }
 }
 
+/// A plain fix as `ObservationReader.readPlainFixes` reads it: the reader's number for its device, the
+/// fix, and its line.
+public struct PlainFixRecord: Sendable, Hashable {
+    /// The reader's number for the device (`ObservationReader.deviceName(_:)` names it).
+    public var deviceNumber: Int32
+    public var fix: Fix
+    /// 1-based line in the file.
+    public var line: Int
+
+    public init(deviceNumber: Int32, fix: Fix, line: Int) {
+        self.deviceNumber = deviceNumber
+        self.fix = fix
+        self.line = line
+    }
+}
+
 /// The two observation formats of SPEC §1.
 public enum ObservationFormat: String, Sendable, CaseIterable {
     case jsonLines = "jsonl"

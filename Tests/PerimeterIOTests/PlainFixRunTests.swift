@@ -1,0 +1,122 @@
+import Foundation
+import Testing
+import PerimeterTestSupport
+@testable import Perimeter
+@testable import PerimeterIO
+
+/// `ObservationReader.readPlainFixes` against `next()`, its oracle: reading runs of plain fixes in
+/// bulk, then one record at a time wherever a run stops, gives exactly the records (and errors) that
+/// reading one record at a time gives — across buffer refills, a line longer than the buffer, CRLF
+/// endings, blank lines and a last line without a newline.
+@Suite struct PlainFixRunTests {
+    /// What a reader yields, as comparable values: a record, or an error's line, field and message.
+    enum Item: Equatable, CustomStringConvertible {
+        case record(device: String, observation: Observation, line: Int)
+        case error(line: Int?, field: String?, message: String)
+
+        var description: String {
+            switch self {
+            case .record(let device, let observation, let line): "\(line): \(device) \(observation)"
+            case .error(let line, let field, let message): "\(line ?? -1): error \(field ?? "-") \(message)"
+            }
+        }
+    }
+
+    static func oneAtATime(_ path: String) throws -> [Item] {
+        var reader = try ObservationReader(path: path)
+        var items: [Item] = []
+        while let next = reader.next() { items.append(item(next)) }
+        return items
+    }
+
+    /// Bulk runs with limits drawn at random (1 up to a few thousand), `next()` wherever a run stops.
+    static func inRuns(_ path: String, seed: UInt64) throws -> (items: [Item], plain: Int) {
+        var reader = try ObservationReader(path: path)
+        var rng = SplitMix64(seed: seed)
+        var items: [Item] = [], plain = 0
+        var run: [PlainFixRecord] = []
+        while true {
+            run.removeAll()
+            let n = reader.readPlainFixes(into: &run, limit: Int.random(in: 1...3000, using: &rng))
+            #expect(n == run.count)
+            if n > 0 {
+                plain += n
+                items += run.map { .record(device: reader.deviceName($0.deviceNumber), observation: .fix($0.fix), line: $0.line) }
+                continue
+            }
+            guard let next = reader.next() else { break }
+            items.append(item(next))
+        }
+        return (items, plain)
+    }
+
+    static func item(_ result: Result<ObservationRecord, InputError>) -> Item {
+        switch result {
+        case .success(let r): .record(device: r.device, observation: r.observation, line: r.line)
+        case .failure(let e): .error(line: e.line, field: e.field, message: e.message)
+        }
+    }
+
+    /// Lines of every kind: plain fixes (most), fixes the fast path leaves to the general one (an
+    /// extra field, an escape, a number it refuses), other records, bad records, blank lines.
+    static func records(csv: Bool, count: Int, seed: UInt64) -> [String] {
+        var rng = SplitMix64(seed: seed)
+        var lines: [String] = []
+        var t = 1_772_352_000
+        for k in 0..<count {
+            t += Int.random(in: 0...1, using: &rng)
+            let device = "d\(Int.random(in: 0..<300, using: &rng))"
+            let lat = String(Double.random(in: 48...49, using: &rng)), lon = String(Double.random(in: 2...3, using: &rng))
+            let accuracy = String(Double.random(in: 5...65, using: &rng))
+            let kind = Int.random(in: 0..<40, using: &rng)
+            if csv {
+                // type,device,t,lat,lon,accuracy,speed,uuid,major,minor,rssi
+                switch kind {
+                case 0: lines.append("fix,\(device),\(t),\(lat),\(lon),\(accuracy),3,,,,")
+                case 1: lines.append("sighting,\(device),\(t),,,,,E2C56DB5-DFFB-48D2-B060-D0F5A71096E0,1,2,-60")
+                case 2: lines.append("fix,\"\(device)\",\(t),\(lat),\(lon),\(accuracy),,,,,")
+                case 3: lines.append("fix,\(device),\(t),north,\(lon),\(accuracy),,,,,")
+                case 4: lines.append("")
+                case 5: lines.append("fix,\(device),\(t),\(lat),\(lon),\(accuracy),,,,,\r")
+                default: lines.append("fix,\(device),\(t),\(lat),\(lon),\(accuracy),,,,,")
+                }
+            } else {
+                let fields = "\"device\":\"\(device)\",\"t\":\(t),\"lat\":\(lat),\"lon\":\(lon),\"accuracy\":\(accuracy)"
+                switch kind {
+                case 0: lines.append("{\"type\":\"fix\",\(fields),\"speed\":3}")
+                case 1: lines.append("{\"type\":\"sighting\",\"device\":\"\(device)\",\"t\":\(t),\"uuid\":\"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0\",\"major\":1,\"minor\":2,\"rssi\":-60}")
+                case 2: lines.append("{\"type\":\"fix\",\"device\":\"\\u0064\(k % 7)\",\"t\":\(t),\"lat\":1,\"lon\":2,\"accuracy\":3}")
+                case 3: lines.append("{\"type\":\"fix\",\(fields.replacingOccurrences(of: "\"lat\":", with: "\"lat\":0"))}")
+                case 4: lines.append("  ")
+                case 5: lines.append("{\"type\":\"fix\",\(fields)}\r")
+                case 6: lines.append("{\"type\":\"fix\",")
+                default: lines.append("{\"type\":\"fix\",\(fields)}")
+                }
+            }
+            if k == count / 2 {
+                // Longer than the reader's buffer: it must grow, and the line is still a plain fix.
+                let long = "L" + String(repeating: "x", count: LineReader.chunkSize + 1000)
+                lines.append(csv ? "fix,\(long),\(t),1,2,3,,,,," : "{\"type\":\"fix\",\"device\":\"\(long)\",\"t\":\(t),\"lat\":1,\"lon\":2,\"accuracy\":3}")
+            }
+        }
+        return lines
+    }
+
+    @Test(arguments: [false, true], [true, false])
+    func bulkRunsReadWhatOneAtATimeReads(csv: Bool, trailingNewline: Bool) throws {
+        var lines = Self.records(csv: csv, count: 30_000, seed: csv ? 21 : 22)
+        if csv { lines.insert("type,device,t,lat,lon,accuracy,speed,uuid,major,minor,rssi", at: 0) }
+        let text = lines.joined(separator: "\n") + (trailingNewline ? "\n" : "")
+        #expect(text.utf8.count > 4 * LineReader.chunkSize)
+        let path = try Fixture.write(text, named: csv ? "runs.csv" : "runs.jsonl")
+        let oracle = try Self.oneAtATime(path)
+        let (items, plain) = try Self.inRuns(path, seed: 5)
+        #expect(items.count == oracle.count)
+        #expect(plain > 25_000)
+        if let k = zip(items, oracle).enumerated().first(where: { $0.element.0 != $0.element.1 })?.offset {
+            Issue.record("first difference at item \(k): \(items[k]) against \(oracle[k])")
+        }
+        #expect(oracle.contains { if case .error = $0 { true } else { false } })
+        #expect(oracle.contains { if case .record(let device, _, _) = $0 { device.hasPrefix("L") } else { false } })
+    }
+}
