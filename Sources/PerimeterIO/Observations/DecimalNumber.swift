@@ -8,13 +8,13 @@ import Darwin
 /// the value `strtod` and `Double(String)` give — without their arbitrary-precision path for the
 /// numbers records hold.
 ///
-/// Up to 19 significant digits fit a `UInt64` exactly; with a decimal exponent of at most 27, the
-/// power of ten is exact in `Float80` (5²⁷ < 2⁶⁴), so one `Float80` division or multiplication rounds
-/// the exact value once, to 64 bits. Rounding that again to 53 bits can differ from rounding the exact
-/// value only when the 64-bit result lies exactly halfway between two doubles (the exact value is
-/// within half a 64-bit unit of it, and every 53-bit halfway point is a 64-bit number); those, and
-/// everything else, take `strtod`. Without `Float80` the classic exact case remains: at most 2⁵³ and
-/// an exponent of at most 22, one `Double` operation.
+/// Up to 19 significant digits fit a `UInt64` exactly; with a decimal exponent of at most 27 either
+/// way, the Eisel–Lemire algorithm (Lemire, "Number Parsing at a Gigabyte per Second", 2021, as in
+/// fast_float's `compute_float`) rounds the value with one or two 64×64-bit integer products and no
+/// floating-point arithmetic, so the same code gives the same bits on every architecture. Mushtak and
+/// Lemire ("Fast Number Parsing Without Fallback", 2023) proved the 128-bit product always decides the
+/// rounding for such significands, and exact halfway cases are caught apart; everything else takes
+/// `strtod`.
 enum DecimalNumber {
     /// The value of `bytes` if they are exactly one JSON number with a finite value, else `nil`.
     ///
@@ -122,30 +122,76 @@ enum DecimalNumber {
         return (significand, exponent, dropped)
     }
 
-    /// `significand × 10^exponent` correctly rounded, when the fast paths can be sure of it.
+    /// `significand × 10^exponent` correctly rounded, for `exponent` in -27 ... 27 (else `nil`).
+    ///
+    /// The significand, shifted so its top bit is set, times the 128-bit power of five gives the
+    /// value's leading bits; the power of two is counted apart. The product's high word holds the 53
+    /// bits, a rounding bit, and 9 or 10 below: only when its lowest 9 are all ones can the truncated
+    /// low half carry into them, so only then is the power's low word multiplied in too. Rounding is
+    /// then half up, except exactly halfway (nothing but zeros dropped and an exact product, possible
+    /// only for exponents -4 ... 23), which rounds to even.
     @inline(__always)
     private static func exact(_ significand: UInt64, _ exponent: Int) -> Double? {
-        #if arch(x86_64) && !os(Windows)
-        guard exponent >= -27 && exponent <= 27 else { return nil }
-        let x = Float80(significand)
-        let q = exponent < 0 ? x / powersOfTen80[-exponent] : x * powersOfTen80[exponent]
-        // Exactly halfway between two doubles after the first rounding: let strtod decide.
-        guard q.significandBitPattern & 0x7FF != 0x400 else { return nil }
-        let value = Double(q)
-        guard value.isNormal else { return nil }
-        return value
-        #else
-        guard significand <= 1 << 53, exponent >= -22 && exponent <= 22 else { return nil }
-        let x = Double(significand)
-        return exponent < 0 ? x / powersOfTen[-exponent] : x * powersOfTen[exponent]
-        #endif
+        guard exponent >= -27 && exponent <= 27, significand != 0 else { return nil }
+        let leadingZeros = significand.leadingZeroBitCount
+        let w = significand << leadingZeros
+        let index = 2 * (exponent + 27)
+        var product = w.multipliedFullWidth(by: powersOfFive[index])
+        // Below the 52 + 3 bits that matter (the implicit bit, the rounding bit, and one for a product
+        // whose top bit is clear).
+        let precisionMask = UInt64.max >> 55
+        if product.high & precisionMask == precisionMask {
+            let second = w.multipliedFullWidth(by: powersOfFive[index + 1]).high
+            product.low &+= second
+            if second > product.low { product.high &+= 1 }
+        }
+        let upperBit = Int(product.high >> 63)
+        let shift = upperBit + 64 - 52 - 3
+        var mantissa = product.high >> shift
+        // ⌊log₂ 10^q⌋ + 63 in fixed point (exact for |q| < 350), then the exponent's bias, 1023.
+        var power2 = ((152_170 + 65_536) * exponent) >> 16 + 63 + upperBit - leadingZeros + 1023
+        // Subnormal: not reachable for |q| ≤ 27, but left to strtod rather than assumed.
+        guard power2 > 0 else { return nil }
+        // Exactly halfway above an even 53-bit mantissa: clear the rounding bit so it stays even.
+        if product.low <= 1, exponent >= -4, exponent <= 23, mantissa & 3 == 1, mantissa << shift == product.high {
+            mantissa &= ~1
+        }
+        mantissa += mantissa & 1
+        mantissa >>= 1
+        // Rounding up carried into a 54th bit: the next binade.
+        if mantissa >= 2 << 52 {
+            mantissa = 1 << 52
+            power2 += 1
+        }
+        guard power2 < 0x7FF else { return nil }
+        return Double(bitPattern: UInt64(power2) << 52 | mantissa & ~(1 << 52))
     }
 
-    #if arch(x86_64) && !os(Windows)
-    private static let powersOfTen80: [Float80] = (0...27).map { k in (0..<k).reduce(Float80(1)) { p, _ in p * 10 } }
-    #else
-    private static let powersOfTen: [Double] = (0...22).map { k in (0..<k).reduce(1.0) { p, _ in p * 10 } }
-    #endif
+    /// 5^q for q in -27 ... 27 as 128-bit numbers whose top bit is set, high word first (q + 27 is
+    /// the pair's index), computed as fast_float's `table_generation.py` defines them.
+    ///
+    /// For q ≥ 0, 5^q < 2⁶⁴ shifted up: exact. For q < 0, ⌊2^b / 5^|q|⌋ + 1 with b = z + 127 and z
+    /// the least with 2^z ≥ 5^|q| — a slight overestimate, which the without-fallback proof assumes.
+    static let powersOfFive: [UInt64] = {
+        var table: [UInt64] = []
+        table.reserveCapacity(2 * 55)
+        for q in -27...27 {
+            var power: UInt64 = 1
+            for _ in 0..<abs(q) { power *= 5 }
+            if q >= 0 {
+                table += [power << power.leadingZeroBitCount, 0]
+                continue
+            }
+            // 5^|q| is not a power of two, so z is its bit length, and 2^b is 2^(z - 1) in the third
+            // 64-bit word of the dividend, below 5^|q|: the quotient fits 128 bits.
+            let z = UInt64.bitWidth - power.leadingZeroBitCount
+            let (high, r) = power.dividingFullWidth((high: 1 << (z - 1), low: 0))
+            let (low, _) = power.dividingFullWidth((high: r, low: 0))
+            let (plusOne, carry) = low.addingReportingOverflow(1)
+            table += [high &+ (carry ? 1 : 0), plusOne]
+        }
+        return table
+    }()
 
     /// `strtod` on a copy with a terminating NUL (the grammar was checked by the caller).
     private static func viaStrtod(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
