@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import Perimeter
 import PerimeterIO
 #if canImport(Glibc)
@@ -16,6 +17,22 @@ enum CommandSupport {
     static func fail(_ message: String) -> ExitCode {
         printError("perimeter: error: " + message.replacingNewlines(with: "\nperimeter: error: "))
         return ExitCode(1)
+    }
+
+    /// The processors this process may run on (its affinity mask, which `taskset` and container
+    /// limits narrow: Linux's `Cpus_allowed_list`), else every active one.
+    static var usableProcessorCount: Int {
+        let all = ProcessInfo.processInfo.activeProcessorCount
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Cpus_allowed_list:") }) else { return all }
+        // "0-3,8,10-11"
+        var count = 0
+        for part in line.dropFirst("Cpus_allowed_list:".count).split(separator: ",") {
+            let bounds = part.split(separator: "-").map { Int($0.trimmingCharacters(in: .whitespaces)) }
+            guard let first = bounds.first ?? nil, let last = bounds.last ?? nil, last >= first else { return all }
+            count += last - first + 1
+        }
+        return count > 0 ? min(count, all) : all
     }
 
     /// Reads the conditions into a new engine with `policy`.

@@ -29,13 +29,18 @@ struct Evaluate: ParsableCommand {
     @Flag(help: "Repair invalid polygons with GEOS make-valid instead of refusing them.")
     var repairPolygons = false
 
+    @Option(help: "Threads for reading and evaluating (default: the processors this process may run on).")
+    var threads: Int?
+
     @OptionGroup var policy: PolicyOptions
 
     func run() throws {
         var engine = try CommandSupport.loadEngine(conditions: conditions, policy: policy.policy(), repair: repairPolygons)
-        engine.batchThreads = ProcessInfo.processInfo.activeProcessorCount
+        guard threads.map({ $0 >= 1 }) ?? true else { throw CommandSupport.fail("--threads must be at least 1") }
+        engine.batchThreads = threads ?? CommandSupport.usableProcessorCount
         do throws(InputError) {
             var reader = try ObservationReader(path: observations, format: format)
+            reader.threads = engine.batchThreads
             var outputs = BatchEvaluation.Outputs(events: try BufferedOutput(path: out ?? "-"))
             if let quarantine { outputs.quarantine = try BufferedOutput(path: quarantine) }
             if let authorizationOut { outputs.authorization = try BufferedOutput(path: authorizationOut) }

@@ -137,15 +137,18 @@ extension EndToEndTests {
     /// The pipelined batch path (fixes applied on a worker while the next batch is read) against one
     /// record at a time: the same event lines and the same quarantine lines, in the same order, over
     /// several batches with bad records (out of order, bad values) and other records among them.
-    @Test func pipelinedBatchesEqualOneRecordAtATime() throws {
+    /// Batches (read in parallel blocks, evaluated and encoded on several threads with `threads` > 1)
+    /// against one record at a time. The second half is plain fixes only: long runs, large batches.
+    @Test(arguments: [1, 3])
+    func pipelinedBatchesEqualOneRecordAtATime(threads: Int) throws {
         var rng = SplitMix64(seed: 51)
         var lines: [String] = []
         var time = [Int](repeating: 1_772_352_000, count: 40)
-        for k in 0..<30_000 {
+        for k in 0..<60_000 {
             let d = Int.random(in: 0..<40, using: &rng)
             time[d] += Int.random(in: 1...20, using: &rng)
             let lat = 48.853 + .random(in: -0.01...0.01, using: &rng), lon = 2.349 + .random(in: -0.015...0.015, using: &rng)
-            switch k % 997 {
+            switch k < 30_000 ? k % 997 : 0 {
             case 13: lines.append(#"{"type":"fix","device":"d\#(d)","t":\#(time[d] - 500),"lat":\#(lat),"lon":\#(lon),"accuracy":5}"#)
             case 512: lines.append(#"{"type":"fix","device":"d\#(d)","t":\#(time[d]),"lat":95,"lon":\#(lon),"accuracy":5}"#)
             case 700: lines.append(#"{"type":"app","device":"d\#(d)","t":\#(time[d]),"state":"background"}"#)
@@ -155,7 +158,9 @@ extension EndToEndTests {
         let input = try Fixture.write(lines.joined(separator: "\n") + "\n", named: "pipelined.jsonl")
 
         var engine = try Fixture.engine("city/conditions.geojson")
+        engine.batchThreads = threads
         var reader = try ObservationReader(path: input)
+        reader.threads = threads
         let out = Fixture.temporaryPath("pipelined-events.jsonl"), bad = Fixture.temporaryPath("pipelined-bad.jsonl")
         var outputs = BatchEvaluation.Outputs(events: try BufferedOutput(path: out), quarantine: try BufferedOutput(path: bad))
         let summary = try BatchEvaluation.run(engine: &engine, observations: &reader, outputs: &outputs, badRecords: .quarantine)
@@ -186,10 +191,25 @@ extension EndToEndTests {
         for event in events { expectedEvents += EventEncoding.jsonLine(event) }
 
         #expect(summary.rejected == 61)  // 31 out of order, 30 bad latitudes
-        #expect(summary.recordsRead == 30_000)
+        #expect(summary.recordsRead == 60_000)
+        #expect(summary.events == expectedEvents.split(separator: "\n").count)
         #expect(try String(contentsOfFile: bad, encoding: .utf8) == expectedBad)
         let got = try String(contentsOfFile: out, encoding: .utf8)
         #expect(got == expectedEvents)
-        #expect(got.split(separator: "\n").count > 1000)
+        #expect(got.split(separator: "\n").count > 2 * BatchEvaluation.parallelEncoding)
+    }
+}
+
+extension EndToEndTests {
+    /// `--threads` changes how the work is split, never the output; fewer than one is refused.
+    @Test func threadsChangeNothingButTheSplit() throws {
+        let arguments = ["evaluate", "--conditions", "Fixtures/city/conditions.geojson", "--observations", "Fixtures/city/observations.csv"]
+        let one = try Self.run(arguments + ["--threads", "1"]), three = try Self.run(arguments + ["--threads", "3"])
+        #expect(one.status == 0 && three.status == 0)
+        #expect(one.stdout == three.stdout)
+        #expect(!one.stdout.isEmpty)
+        let none = try Self.run(arguments + ["--threads", "0"])
+        #expect(none.status == 1)
+        #expect(none.stderr.contains("--threads must be at least 1"), "\(none.stderr)")
     }
 }

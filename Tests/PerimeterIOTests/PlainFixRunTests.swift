@@ -29,15 +29,17 @@ import PerimeterTestSupport
         return items
     }
 
-    /// Bulk runs with limits drawn at random (1 up to a few thousand), `next()` wherever a run stops.
-    static func inRuns(_ path: String, seed: UInt64) throws -> (items: [Item], plain: Int) {
+    /// Bulk runs with limits drawn at random (1 up to many blocks' worth), `next()` wherever a run stops.
+    static func inRuns(_ path: String, threads: Int, seed: UInt64) throws -> (items: [Item], plain: Int) {
         var reader = try ObservationReader(path: path)
+        reader.threads = threads
         var rng = SplitMix64(seed: seed)
         var items: [Item] = [], plain = 0
         var run: [PlainFixRecord] = []
         while true {
             run.removeAll()
-            let n = reader.readPlainFixes(into: &run, limit: Int.random(in: 1...3000, using: &rng))
+            let limit = Bool.random(using: &rng) ? Int.random(in: 1...3000, using: &rng) : Int.random(in: 1...40_000, using: &rng)
+            let n = reader.readPlainFixes(into: &run, limit: limit)
             #expect(n == run.count)
             if n > 0 {
                 plain += n
@@ -58,7 +60,8 @@ import PerimeterTestSupport
     }
 
     /// Lines of every kind: plain fixes (most), fixes the fast path leaves to the general one (an
-    /// extra field, an escape, a number it refuses), other records, bad records, blank lines.
+    /// extra field, an escape, a number it refuses), other records, bad records, blank lines; every
+    /// other stretch of 6,000 lines holds plain fixes only, as long runs do.
     static func records(csv: Bool, count: Int, seed: UInt64) -> [String] {
         var rng = SplitMix64(seed: seed)
         var lines: [String] = []
@@ -68,7 +71,7 @@ import PerimeterTestSupport
             let device = "d\(Int.random(in: 0..<300, using: &rng))"
             let lat = String(Double.random(in: 48...49, using: &rng)), lon = String(Double.random(in: 2...3, using: &rng))
             let accuracy = String(Double.random(in: 5...65, using: &rng))
-            let kind = Int.random(in: 0..<40, using: &rng)
+            let kind = (k / 6000) % 2 == 1 ? 39 : Int.random(in: 0..<40, using: &rng)
             if csv {
                 // type,device,t,lat,lon,accuracy,speed,uuid,major,minor,rssi
                 switch kind {
@@ -93,26 +96,28 @@ import PerimeterTestSupport
                 default: lines.append("{\"type\":\"fix\",\(fields)}")
                 }
             }
-            if k == count / 2 {
-                // Longer than the reader's buffer: it must grow, and the line is still a plain fix.
-                let long = "L" + String(repeating: "x", count: LineReader.chunkSize + 1000)
+            if k == count / 2 || k == count * 3 / 4 {
+                // Longer than the reader's buffer, then than a parallel block: the buffer must grow,
+                // and the line is still a plain fix.
+                let long = "L" + String(repeating: "x", count: (k == count / 2 ? LineReader.chunkSize : ObservationReader.largestBlock) + 1000)
                 lines.append(csv ? "fix,\(long),\(t),1,2,3,,,,," : "{\"type\":\"fix\",\"device\":\"\(long)\",\"t\":\(t),\"lat\":1,\"lon\":2,\"accuracy\":3}")
             }
         }
         return lines
     }
 
-    @Test(arguments: [false, true], [true, false])
-    func bulkRunsReadWhatOneAtATimeReads(csv: Bool, trailingNewline: Bool) throws {
-        var lines = Self.records(csv: csv, count: 30_000, seed: csv ? 21 : 22)
+    @Test(arguments: [false, true], [1, 3])
+    func bulkRunsReadWhatOneAtATimeReads(csv: Bool, threads: Int) throws {
+        let trailingNewline = threads == 1
+        var lines = Self.records(csv: csv, count: 40_000, seed: csv ? 21 : 22)
         if csv { lines.insert("type,device,t,lat,lon,accuracy,speed,uuid,major,minor,rssi", at: 0) }
         let text = lines.joined(separator: "\n") + (trailingNewline ? "\n" : "")
         #expect(text.utf8.count > 4 * LineReader.chunkSize)
         let path = try Fixture.write(text, named: csv ? "runs.csv" : "runs.jsonl")
         let oracle = try Self.oneAtATime(path)
-        let (items, plain) = try Self.inRuns(path, seed: 5)
+        let (items, plain) = try Self.inRuns(path, threads: threads, seed: 5)
         #expect(items.count == oracle.count)
-        #expect(plain > 25_000)
+        #expect(plain > 36_000)
         if let k = zip(items, oracle).enumerated().first(where: { $0.element.0 != $0.element.1 })?.offset {
             Issue.record("first difference at item \(k): \(items[k]) against \(oracle[k])")
         }

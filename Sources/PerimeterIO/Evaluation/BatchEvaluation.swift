@@ -30,6 +30,8 @@ public enum BatchEvaluation {
 
     /// Fixes handed to the engine's batch path at once.
     static let batchSize = 65536
+    /// Batches of at least this many events are encoded in parallel.
+    static let parallelEncoding = 256
 
     /// Runs the whole stream.
     ///
@@ -56,10 +58,21 @@ public enum BatchEvaluation {
             try outputs.quarantine!.append(QuarantineEncoding.jsonLine(error, record: text))
         }
 
+        let threads = max(1, engine.batchThreads)
+        let encoders = (0..<threads).map { _ in EventChunk() }
         func write(_ events: [MonitorEvent], _ engine: inout MonitoringEngine, outputs: inout Outputs) throws(InputError) {
-            for event in events {
-                summary.count(event)
-                try outputs.events.append { EventEncoding.append(event, to: &$0) }
+            // Large batches of events are encoded and counted in parallel, in chunks written in order.
+            let chunks = events.count >= Self.parallelEncoding ? threads : 1
+            if chunks > 1 {
+                DispatchQueue.concurrentPerform(iterations: chunks) { k in
+                    encoders[k].encode(events[events.count * k / chunks ..< events.count * (k + 1) / chunks])
+                }
+            } else {
+                encoders[0].encode(events[...])
+            }
+            for chunk in encoders[..<chunks] {
+                summary.add(chunk.counts)
+                try outputs.events.append(contentsOf: chunk.bytes)
             }
             changes.removeAll(keepingCapacity: true)
             engine.takeAuthorizationChanges(into: &changes)
@@ -80,69 +93,42 @@ public enum BatchEvaluation {
         }
 
         // Consecutive fixes go through the engine's batch path (same events, geometry computed cell
-        // by cell), on another thread while this one reads the next batch: the engine is handed to
-        // the job and back (swapped, never shared), and the job's events are written before anything
-        // after them. Anything but a fix, and the end, first drains the job and the pending fixes.
-        // The text of a pending fix is kept only when it may have to be quarantined.
+        // by cell, devices sharded across its threads); anything but a fix, and the end, first applies
+        // the pending fixes. Reading, evaluating and writing take turns, each on every thread: run
+        // side by side they only competed for the same cores. The text of a pending fix is kept only
+        // when it may have to be quarantined.
         var pending: [PlainFixRecord] = []
         var pendingTexts: [String] = []
+        var batch: [FixRecord] = []
         let keepTexts = badRecords == .quarantine
-        let job = BatchJob(engine: MonitoringEngine(policy: engine.policy))
-        var jobRunning = false
 
-        /// After a batch refused a fix: rejects it and applies the rest of the batch in this thread,
-        /// as often as fixes are refused.
-        func rejectAndResume(_ batch: [FixRecord], texts: [String], refusal firstRefusal: BatchProblem?,
-                             _ engine: inout MonitoringEngine, outputs: inout Outputs) throws(InputError) {
-            var from = 0, refusal = firstRefusal
-            while let error = refusal {
-                let bad = from + error.index
-                try reject(InputError(file: observations.file, line: batch[bad].cause, field: error.problem.field,
-                                      message: error.problem.message),
-                           text: keepTexts ? texts[bad] : "", outputs: &outputs)
-                from = bad + 1
-                refusal = nil
-                guard from < batch.count else { return }
+        /// Applies the pending fixes and writes their events; a refused fix is rejected and the rest
+        /// of the batch applied after it, as often as fixes are refused.
+        func drain(_ engine: inout MonitoringEngine, outputs: inout Outputs) throws(InputError) {
+            guard !pending.isEmpty else { return }
+            batch.removeAll(keepingCapacity: true)
+            for p in pending {
+                batch.append(FixRecord(device: deviceID(number: p.deviceNumber, &engine), fix: p.fix, cause: p.line))
+            }
+            pending.removeAll(keepingCapacity: true)
+            var from = 0
+            while from < batch.count {
                 events.removeAll(keepingCapacity: true)
+                var refusal: BatchProblem?
                 do throws(BatchProblem) {
-                    try engine.process(Array(batch[from...]), into: &events)
+                    try engine.process(from == 0 ? batch : Array(batch[from...]), into: &events)
                 } catch {
                     refusal = error
                 }
                 try write(events, &engine, outputs: &outputs)
+                guard let refusal else { break }
+                let bad = from + refusal.index
+                try reject(InputError(file: observations.file, line: batch[bad].cause, field: refusal.problem.field,
+                                      message: refusal.problem.message),
+                           text: keepTexts ? pendingTexts[bad] : "", outputs: &outputs)
+                from = bad + 1
             }
-        }
-
-        /// Waits for the running job, takes the engine back and writes what the job produced.
-        func join(_ engine: inout MonitoringEngine, outputs: inout Outputs) throws(InputError) {
-            guard jobRunning else { return }
-            job.done.wait()
-            jobRunning = false
-            swap(&engine, &job.engine)
-            try write(job.events, &engine, outputs: &outputs)
-            try rejectAndResume(job.batch, texts: job.texts, refusal: job.refusal, &engine, outputs: &outputs)
-        }
-
-        /// Hands the pending fixes to a new job (after the previous one).
-        func dispatch(_ engine: inout MonitoringEngine, outputs: inout Outputs) throws(InputError) {
-            try join(&engine, outputs: &outputs)
-            guard !pending.isEmpty else { return }
-            job.batch.removeAll(keepingCapacity: true)
-            for p in pending {
-                job.batch.append(FixRecord(device: deviceID(number: p.deviceNumber, &engine), fix: p.fix, cause: p.line))
-            }
-            swap(&job.texts, &pendingTexts)
-            pending.removeAll(keepingCapacity: true)
             pendingTexts.removeAll(keepingCapacity: true)
-            swap(&engine, &job.engine)
-            jobRunning = true
-            job.start()
-        }
-
-        /// Everything pending applied and written.
-        func drain(_ engine: inout MonitoringEngine, outputs: inout Outputs) throws(InputError) {
-            try dispatch(&engine, outputs: &outputs)
-            try join(&engine, outputs: &outputs)
         }
 
         var nextProgressCheck = 4096
@@ -163,7 +149,7 @@ public enum BatchEvaluation {
             if plain > 0 {
                 summary.recordsRead += plain
                 if keepTexts { pendingTexts.append(observations.currentLineText) }
-                if pending.count >= Self.batchSize { try dispatch(&engine, outputs: &outputs) }
+                if pending.count >= Self.batchSize { try drain(&engine, outputs: &outputs) }
                 continue
             }
             guard let next = observations.next() else { break }
@@ -173,7 +159,7 @@ public enum BatchEvaluation {
                 if case .fix(let fix) = record.observation {
                     pending.append(PlainFixRecord(deviceNumber: record.deviceNumber, fix: fix, line: record.line))
                     if keepTexts { pendingTexts.append(observations.currentLineText) }
-                    if pending.count >= Self.batchSize { try dispatch(&engine, outputs: &outputs) }
+                    if pending.count >= Self.batchSize { try drain(&engine, outputs: &outputs) }
                     break
                 }
                 try drain(&engine, outputs: &outputs)
@@ -208,32 +194,20 @@ public enum BatchEvaluation {
     }
 }
 
-/// One batch of fixes applied on a worker thread, with the engine handed to it for the time.
+/// One thread's share of a batch's events: their JSON Lines, and their counts for the summary.
 ///
-/// `@unchecked Sendable`: the evaluating thread and the worker never touch it at the same time — the
-/// evaluating thread fills it, starts it, and reads it again only after `done` is signalled.
-final class BatchJob: @unchecked Sendable {
-    var engine: MonitoringEngine
-    var batch: [FixRecord] = []
-    var texts: [String] = []
-    var events: [MonitorEvent] = []
-    var refusal: BatchProblem?
-    let done = DispatchSemaphore(value: 0)
+/// `@unchecked Sendable`: each chunk is filled by one thread, and read only after every thread has
+/// finished.
+final class EventChunk: @unchecked Sendable {
+    private(set) var bytes: [UInt8] = []
+    private(set) var counts = EventCounts()
 
-    init(engine: MonitoringEngine) {
-        self.engine = engine
-    }
-
-    func start() {
-        DispatchQueue.global().async { [self] in
-            events.removeAll(keepingCapacity: true)
-            refusal = nil
-            do throws(BatchProblem) {
-                try engine.process(batch, into: &events)
-            } catch {
-                refusal = error
-            }
-            done.signal()
+    func encode(_ events: ArraySlice<MonitorEvent>) {
+        bytes.removeAll(keepingCapacity: true)
+        counts = EventCounts()
+        for event in events {
+            counts.count(event)
+            EventEncoding.append(event, to: &bytes)
         }
     }
 }

@@ -18,10 +18,15 @@ public struct EvaluationSummary: Sendable, Hashable {
 
     public var recordsPerSecond: Double { elapsedSeconds > 0 ? Double(recordsRead) / elapsedSeconds : 0 }
 
-    mutating func count(_ event: MonitorEvent) {
-        events += 1
-        verdicts[event.delivery.verdict, default: 0] += 1
-        if let reason = event.delivery.reason { reasons[reason, default: 0] += 1 }
+    /// Adds events counted apart.
+    mutating func add(_ counts: EventCounts) {
+        events += counts.events
+        for (k, verdict) in EventCounts.verdicts.enumerated() where counts.byVerdict[k] > 0 {
+            verdicts[verdict, default: 0] += counts.byVerdict[k]
+        }
+        for (k, reason) in EventCounts.reasons.enumerated() where counts.byReason[k] > 0 {
+            reasons[reason, default: 0] += counts.byReason[k]
+        }
     }
 
     /// One line for people, e.g.
@@ -50,5 +55,22 @@ public struct EvaluationSummary: Sendable, Hashable {
         let whole = scaled / Int(scale), fraction = scaled % Int(scale)
         let fractionText = String(fraction)
         return "\(whole)." + String(repeating: "0", count: digits - fractionText.count) + fractionText
+    }
+}
+
+/// Events counted by verdict and reason in arrays, for `EvaluationSummary.add(_:)`: a batch's events
+/// are counted apart (on several threads), without a dictionary update per event.
+struct EventCounts {
+    static let verdicts = Delivery.Verdict.allCases
+    static let reasons = Delivery.Reason.allCases
+
+    private(set) var events = 0
+    private(set) var byVerdict = [Int](repeating: 0, count: verdicts.count)
+    private(set) var byReason = [Int](repeating: 0, count: reasons.count)
+
+    mutating func count(_ event: MonitorEvent) {
+        events += 1
+        if let k = Self.verdicts.firstIndex(of: event.delivery.verdict) { byVerdict[k] += 1 }
+        if let reason = event.delivery.reason, let k = Self.reasons.firstIndex(of: reason) { byReason[k] += 1 }
     }
 }

@@ -47,6 +47,12 @@ public struct BufferedOutput: ~Copyable {
         if buffer.count >= Self.capacity { try flush() }
     }
 
+    /// Appends `bytes`.
+    public mutating func append(contentsOf bytes: [UInt8]) throws(InputError) {
+        buffer.append(contentsOf: bytes)
+        if buffer.count >= Self.capacity { try flush() }
+    }
+
     /// Writes out what is buffered.
     public mutating func flush() throws(InputError) {
         let failure = Self.writeAll(buffer, to: descriptor)

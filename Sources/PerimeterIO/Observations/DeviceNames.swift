@@ -18,16 +18,8 @@ struct DeviceNames {
     /// The number of the name spelled by `name`, numbering it if new; `nil` if it is not UTF-8.
     @inline(__always)
     mutating func number(_ name: UnsafeBufferPointer<UInt8>) -> Int32? {
-        let mask = slots.count - 1
-        var slot = Self.hash(name) & mask
-        while slots[slot] >= 0 {
-            let k = Int(slots[slot])
-            if offsets[k + 1] - offsets[k] == name.count
-                && bytes.withUnsafeBufferPointer({ memcmp($0.baseAddress! + offsets[k], name.baseAddress!, name.count) == 0 }) {
-                return Int32(k)
-            }
-            slot = (slot + 1) & mask
-        }
+        let (found, slot) = probe(name)
+        if let found { return found }
         guard let string = String(validating: name, as: UTF8.self) else { return nil }
         let k = Int32(names.count)
         names.append(string)
@@ -38,10 +30,39 @@ struct DeviceNames {
         return k
     }
 
+    /// The number of the name spelled by `name`, if it has one.
+    @inline(__always)
+    func find(_ name: UnsafeBufferPointer<UInt8>) -> Int32? { probe(name).number }
+
+    /// The name's number if it has one, else the empty slot where it would go.
+    @inline(__always)
+    private func probe(_ name: UnsafeBufferPointer<UInt8>) -> (number: Int32?, slot: Int) {
+        let mask = slots.count - 1
+        var slot = Self.hash(name) & mask
+        while slots[slot] >= 0 {
+            let k = Int(slots[slot])
+            if offsets[k + 1] - offsets[k] == name.count
+                && bytes.withUnsafeBufferPointer({ memcmp($0.baseAddress! + offsets[k], name.baseAddress!, name.count) == 0 }) {
+                return (Int32(k), slot)
+            }
+            slot = (slot + 1) & mask
+        }
+        return (nil, slot)
+    }
+
     /// The number of `name`, numbering it if new.
     mutating func number(_ name: String) -> Int32 {
         var name = name
         return name.withUTF8 { number($0) }!  // a String is valid UTF-8
+    }
+
+    /// Forgets every name, keeping the storage.
+    mutating func removeAll() {
+        names.removeAll(keepingCapacity: true)
+        bytes.removeAll(keepingCapacity: true)
+        offsets.removeAll(keepingCapacity: true)
+        offsets.append(0)
+        for k in slots.indices { slots[k] = -1 }
     }
 
     private mutating func grow() {

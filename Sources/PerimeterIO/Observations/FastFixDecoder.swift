@@ -34,6 +34,16 @@ enum FastFixDecoder {
         }
     }
 
+    /// A plain fix in either format (`columns`: the CSV header's, `nil` if it lacks a fix's columns).
+    @inline(__always)
+    static func decode(_ line: UnsafeBufferPointer<UInt8>, format: ObservationFormat,
+                       columns: CSVColumns?) -> (device: Range<Int>, fix: Fix)? {
+        switch format {
+        case .jsonLines: decode(line)
+        case .csv: columns.flatMap { decodeCSV(line, columns: $0) }
+        }
+    }
+
     /// The fix, with the bytes of its device name (unvalidated: the caller checks them as UTF-8). (A
     /// plain `Fix` rather than an `Observation`: the enum made each return go through generic copies.)
     static func decode(_ line: [UInt8]) -> (device: Range<Int>, fix: Fix)? {

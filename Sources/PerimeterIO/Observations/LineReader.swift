@@ -70,6 +70,41 @@ struct LineReader: ~Copyable {
         lineNumber -= 1
     }
 
+    /// The unread input's whole lines within its next `bytes` (at the end of the input, the last line
+    /// with or without its newline), without consuming them: `consume(_:lines:)` does. `nil` when
+    /// not one whole line fits, at the end of the input, and after a read error: `nextLine()` then
+    /// says what is left. Valid until the next call that reads.
+    mutating func peekLines(bytes: Int) -> UnsafeBufferPointer<UInt8>? {
+        while end - start < bytes && !atEndOfFile && readError == nil {
+            if start > 0 {
+                memmove(storage, storage + start, end - start)
+                end -= start
+                start = 0
+            }
+            if capacity < bytes {
+                let larger = UnsafeMutablePointer<UInt8>.allocate(capacity: bytes)
+                larger.update(from: storage, count: end)
+                storage.deallocate()
+                storage = larger
+                capacity = bytes
+            }
+            fill()
+        }
+        guard readError == nil, start < end else { return nil }
+        if atEndOfFile && end - start <= bytes { return UnsafeBufferPointer(start: storage + start, count: end - start) }
+        // The last newline within the first `bytes`.
+        var k = start + min(bytes, end - start) - 1
+        while k >= start && storage[k] != UInt8(ascii: "\n") { k -= 1 }
+        guard k >= start else { return nil }
+        return UnsafeBufferPointer(start: storage + start, count: k + 1 - start)
+    }
+
+    /// Consumes the first `count` bytes of what `peekLines` returned, `lines` whole lines.
+    mutating func consume(_ count: Int, lines: Int) {
+        start += count
+        lineNumber += lines
+    }
+
     @inline(__always)
     private mutating func setLine(_ from: Int, _ to: Int) {
         lineStart = from

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Dispatch
 import Perimeter
 
 /// Streams observation records from a JSON Lines or CSV file (or standard input), one at a time, in
@@ -63,25 +64,95 @@ public struct ObservationReader: ~Copyable {
         return nil
     }
 
+    /// Threads `readPlainFixes` may use to decode a long run of plain fixes (1: the caller's only).
+    public var threads = 1
+    /// One per thread, kept from block to block.
+    private var shares: [PlainFixShare] = []
+    /// Whether the last parallel block was cut short by a line for `next()`: its later shares'
+    /// work was lost, so runs go line by line until a long one again.
+    private var runsAreShort = false
+    /// Bytes per line of the last block, to size the next one to the caller's limit.
+    private var bytesPerLine = 128
+
+    /// Lines in a run at least this long are decoded in parallel.
+    static let parallelRun = 4096
+    /// The most bytes one parallel block takes.
+    static let largestBlock = 1 << 20
+
     /// Reads plain fixes — the commonest record, in the form the fast path knows — into `fixes` until
     /// `limit` were read, the input ends, or the next line is anything else, which is left for
-    /// `next()`: a run of fixes without a `Result`, an `Observation` or a `String` per record. Returns
-    /// how many it read; 0 until `next()` has met the first line (the format, and a CSV header).
+    /// `next()`: a run of fixes without a `Result`, an `Observation` or a `String` per record. With
+    /// `threads` > 1, long runs are decoded a block at a time in parallel. Returns how many it read;
+    /// 0 until `next()` has met the first line (the format, and a CSV header).
     public mutating func readPlainFixes(into fixes: inout [PlainFixRecord], limit: Int) -> Int {
         guard !failed, let format, format == .jsonLines || csvHeader != nil else { return 0 }
+        if threads > 1 && limit >= Self.parallelRun && !runsAreShort,
+           let count = readBlockOfPlainFixes(into: &fixes, limit: limit, format: format) {
+            return count
+        }
+        // Line by line; while runs are short, only as far as a parallel run would pay again.
         let columns = csvFixColumns
+        let most = threads > 1 ? min(limit, Self.parallelRun) : limit
         var count = 0
-        while count < limit && lines.nextLine() {
+        while count < most && lines.nextLine() {
             let line = lines.line
-            let decoded = format == .jsonLines ? FastFixDecoder.decode(line)
-                                               : columns.flatMap { FastFixDecoder.decodeCSV(line, columns: $0) }
-            guard let (device, fix) = decoded, let number = devices.number(UnsafeBufferPointer(rebasing: line[device])) else {
+            guard let (device, fix) = FastFixDecoder.decode(line, format: format, columns: columns),
+                  let number = devices.number(UnsafeBufferPointer(rebasing: line[device])) else {
                 lines.unreadLine()
                 break
             }
             fixes.append(PlainFixRecord(deviceNumber: number, fix: fix, line: lines.lineNumber))
             count += 1
         }
+        if count == most { runsAreShort = false }
+        return count
+    }
+
+    /// One block of whole lines decoded by `threads` shares at once, then merged in order: new device
+    /// names numbered in order of first appearance, lines numbered, and everything from the first
+    /// line the fast path refused (or past `limit`) left unread. `nil` when no block could be taken.
+    private mutating func readBlockOfPlainFixes(into fixes: inout [PlainFixRecord], limit: Int,
+                                                format: ObservationFormat) -> Int? {
+        let bytes = max(1 << 16, min(Self.largestBlock, limit * bytesPerLine * 15 / 16))
+        guard let block = lines.peekLines(bytes: bytes) else { return nil }
+        while shares.count < threads { shares.append(PlainFixShare()) }
+        // Shares of about equal bytes, each starting after a newline.
+        var bounds = [0]
+        for k in 1..<threads {
+            var b = max(bounds[k - 1], block.count * k / threads)
+            while b > 0 && b < block.count && block[b - 1] != UInt8(ascii: "\n") { b += 1 }
+            bounds.append(b)
+        }
+        bounds.append(block.count)
+        let shares = self.shares, columns = csvFixColumns, known = devices, ranges = zip(bounds, bounds.dropFirst()).map { $0..<$1 }
+        nonisolated(unsafe) let unsafeBlock = block
+        DispatchQueue.concurrentPerform(iterations: threads) { k in
+            shares[k].decode(unsafeBlock, ranges[k], format: format, columns: columns, known: known)
+        }
+
+        let firstLine = lines.lineNumber + 1
+        var count = 0, consumed = block.count
+        merge: for share in shares {
+            let numbers = share.newNames.names.map { devices.number($0) }
+            for j in share.fixes.indices {
+                guard count < limit else {
+                    consumed = share.lineStarts[j]
+                    break merge
+                }
+                var record = share.fixes[j]
+                if record.deviceNumber < 0 { record.deviceNumber = numbers[Int(-1 - record.deviceNumber)] }
+                record.line = firstLine + count
+                fixes.append(record)
+                count += 1
+            }
+            if let stop = share.stop {
+                consumed = stop
+                runsAreShort = true
+                break
+            }
+        }
+        lines.consume(consumed, lines: count)
+        if count > 0 { bytesPerLine = max(16, consumed / count) }
         return count
     }
 

@@ -1,0 +1,63 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Perimeter
+
+/// One thread's share of a block of lines that `ObservationReader.readPlainFixes` decodes in parallel:
+/// the plain fixes its lines start with, up to the first line the fast path leaves to `next()`.
+///
+/// `@unchecked Sendable`: each share is written by one thread while the block is decoded, and read
+/// by the reader only after every thread has finished.
+final class PlainFixShare: @unchecked Sendable {
+    /// The fixes, in order. `line` counts from 0 within the share; `deviceNumber` is the reader's
+    /// number for a device it knew before the block, or −1 − k for the share's `k`-th new name.
+    var fixes: [PlainFixRecord] = []
+    /// Where each fix's line starts in the block.
+    var lineStarts: [Int] = []
+    /// Names the reader did not know, in order of first appearance in the share.
+    var newNames = DeviceNames()
+    /// Where the first line the fast path refused starts in the block, if one did.
+    var stop: Int?
+
+    /// Decodes `block[range]` (whole lines; the block's last line may lack its newline).
+    func decode(_ block: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, format: ObservationFormat,
+                columns: FastFixDecoder.CSVColumns?, known: DeviceNames) {
+        fixes.removeAll(keepingCapacity: true)
+        lineStarts.removeAll(keepingCapacity: true)
+        newNames.removeAll()
+        stop = nil
+        guard let base = block.baseAddress else { return }
+        var start = range.lowerBound
+        while start < range.upperBound {
+            let next: Int, lineEnd: Int
+            if let newline = memchr(base + start, Int32(UInt8(ascii: "\n")), range.upperBound - start) {
+                lineEnd = base.distance(to: newline.assumingMemoryBound(to: UInt8.self))
+                next = lineEnd + 1
+            } else {
+                lineEnd = range.upperBound
+                next = range.upperBound
+            }
+            let trimmed = lineEnd > start && base[lineEnd - 1] == UInt8(ascii: "\r") ? lineEnd - 1 : lineEnd
+            let line = UnsafeBufferPointer(rebasing: block[start..<trimmed])
+            guard let (device, fix) = FastFixDecoder.decode(line, format: format, columns: columns) else {
+                stop = start
+                return
+            }
+            let name = UnsafeBufferPointer(rebasing: line[device])
+            let number: Int32
+            if let known = known.find(name) {
+                number = known
+            } else if let new = newNames.number(name) {
+                number = -1 - new
+            } else {
+                stop = start  // not UTF-8: the general path words the error
+                return
+            }
+            fixes.append(PlainFixRecord(deviceNumber: number, fix: fix, line: fixes.count))
+            lineStarts.append(start)
+            start = next
+        }
+    }
+}
