@@ -258,9 +258,7 @@ policy.defaultAssumption = .unsatisfied  // a geofencing service: devices start 
 let buildStart = clock.now
 var engine = MonitoringEngine(policy: policy)
 engine.batchThreads = threads  // (the stateless queries are timed on one thread; this builds the grid)
-for (i, condition) in conditions.enumerated() {
-    do { try engine.add(condition, identifier: "k\(i)") } catch { die("\(error)") }
-}
+do { try engine.add(contentsOf: conditions.enumerated().map { ($1, "k\($0)", nil) }) } catch { die("\(error)") }
 let addSeconds = seconds(clock.now - buildStart)
 var query = engine.makeContainmentQuery()
 let buildSeconds = seconds(clock.now - buildStart)

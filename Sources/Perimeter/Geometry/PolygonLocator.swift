@@ -361,15 +361,31 @@ struct PolygonLocator: Sendable {
     }
 
     /// The smallest boundary distance (as `PolygonShape.distanceToBoundary` measures it) over the edges
-    /// that reach into `box`; infinity if none do.
+    /// that reach into `box` — or, for a polygon of few edges, over all of them, which differs only
+    /// when the nearest lies beyond the box; infinity if none do.
     func nearestBoundaryDistance(from c: Coordinate, within box: BoundingBox) -> Double {
         var frame = NearestPointFrame(c)
-        forEachEdge(near: box) { x1, y1, x2, y2 in
-            frame.consider(x1, y1, x2, y2)
-            return true
+        if edges.count <= 4 * Self.fewEdges {
+            // A few edges: all of them, each once, cost less than finding those in the box (which,
+            // for the cover grid's boxes, are most of them, some several times over). Edges beyond
+            // the box can only lower the result: still the nearest boundary distance.
+            let e = storage.edges
+            var i = 0
+            while i < e.count {
+                frame.consider(e[i], e[i + 1], e[i + 2], e[i + 3])
+                i += 4
+            }
+        } else {
+            forEachEdge(near: box) { x1, y1, x2, y2 in
+                frame.consider(x1, y1, x2, y2)
+                return true
+            }
         }
         return frame.nearest.map { Geodesy.distance(c, $0) } ?? .infinity
     }
+
+    /// Polygons with at most this many edges scan them all for `nearestBoundaryDistance`.
+    static let fewEdges = 256
 
     /// Calls `body` with every edge that reaches into `box` (and possibly a few more; edges may repeat),
     /// until it returns false.

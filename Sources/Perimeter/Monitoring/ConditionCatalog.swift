@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 
 /// Why a condition could not be added.
@@ -73,8 +74,10 @@ struct ConditionCatalog: Sendable {
         var slot: Int32
     }
 
+    /// - Parameter polygonShape: the polygon's evaluation data when the caller built it already
+    ///   (`PolygonShape(polygon.polygons)`; `addAll` builds many in parallel).
     mutating func add(_ condition: Condition, identifier: String, initialState: ConditionState,
-                      addedAt: Timestamp?) throws(ConditionCatalogError) {
+                      addedAt: Timestamp?, polygonShape: PolygonShape? = nil) throws(ConditionCatalogError) {
         guard byIdentifier[identifier] == nil else { throw .duplicateIdentifier(identifier) }
         switch condition {
         case .circle(let circle):
@@ -83,7 +86,7 @@ struct ConditionCatalog: Sendable {
             circleShapes.append(shape)
             addGeographic(condition, box: shape.boundingBox, identifier: identifier, initialState: initialState)
         case .polygon(let polygon):
-            let shape = PolygonShape(polygon.polygons)
+            let shape = polygonShape ?? PolygonShape(polygon.polygons)
             shapeSlots.append(ShapeSlot(isPolygon: true, slot: Int32(polygonShapes.count)))
             polygonShapes.append(shape)
             polygonBytes += shape.locator.edges.count * MemoryLayout<Double>.size * 3
@@ -98,6 +101,28 @@ struct ConditionCatalog: Sendable {
             byIdentifier[identifier] = .beacon(i)
         }
         identifiers.append(identifier)
+    }
+
+    /// Adds `conditions` in order, as one `add` after another would (stopping at the first duplicate
+    /// identifier, with those before it added), building the polygons' evaluation data — the costly
+    /// part — on `threads` threads first.
+    mutating func addAll(_ conditions: [(condition: Condition, identifier: String, initialState: ConditionState)],
+                         addedAt: Timestamp?, threads: Int) throws(ConditionCatalogError) {
+        let polygons = conditions.indices.filter { if case .polygon = conditions[$0].condition { true } else { false } }
+        var shapes = [PolygonShape?](repeating: nil, count: conditions.count)
+        if threads > 1 && polygons.count > 1 {
+            let chunks = min(polygons.count, threads * 4)
+            let built = (0..<chunks).map { _ in PolygonShapeChunk() }
+            DispatchQueue.concurrentPerform(iterations: chunks) { k in
+                for i in polygons[polygons.count * k / chunks ..< polygons.count * (k + 1) / chunks] {
+                    if case .polygon(let polygon) = conditions[i].condition { built[k].shapes.append((i, PolygonShape(polygon.polygons))) }
+                }
+            }
+            for chunk in built { for (i, shape) in chunk.shapes { shapes[i] = shape } }
+        }
+        for (i, c) in conditions.enumerated() {
+            try add(c.condition, identifier: c.identifier, initialState: c.initialState, addedAt: addedAt, polygonShape: shapes[i])
+        }
     }
 
     private mutating func addGeographic(_ condition: Condition, box: BoundingBox, identifier: String, initialState: ConditionState) {
@@ -314,4 +339,12 @@ struct ConditionCatalog: Sendable {
         case nil: nil
         }
     }
+}
+
+/// Polygon shapes one thread built for `ConditionCatalog.addAll`, with their positions.
+///
+/// `@unchecked Sendable`: each chunk is filled by one thread, and read only after every thread has
+/// finished.
+private final class PolygonShapeChunk: @unchecked Sendable {
+    var shapes: [(Int, PolygonShape)] = []
 }

@@ -37,6 +37,15 @@ public struct MonitoringEngine: Sendable {
                         addedAt: latestTime)
     }
 
+    /// Adds many conditions at once: the same as calling `add(_:identifier:assuming:)` for each in
+    /// order (a duplicate identifier throws, with the conditions before it added), but polygons'
+    /// evaluation data is built on `batchThreads` threads.
+    public mutating func add(contentsOf conditions: [(condition: Condition, identifier: String, assuming: ConditionState?)])
+        throws(ConditionCatalogError) {
+        try catalog.addAll(conditions.map { ($0.condition, $0.identifier, $0.assuming ?? policy.defaultAssumption) },
+                           addedAt: latestTime, threads: batchThreads)
+    }
+
     /// Stops monitoring a condition; returns whether it was monitored.
     @discardableResult
     public mutating func remove(_ identifier: String) -> Bool {

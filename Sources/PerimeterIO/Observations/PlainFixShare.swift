@@ -24,11 +24,26 @@ final class PlainFixShare: @unchecked Sendable {
     /// Decodes `block[range]` (whole lines; the block's last line may lack its newline).
     func decode(_ block: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, format: ObservationFormat,
                 columns: FastFixDecoder.CSVColumns?, known: DeviceNames) {
+        // Locals while decoding: a class's stored properties are checked for exclusive access on
+        // every use.
+        var fixes = self.fixes, lineStarts = self.lineStarts, newNames = self.newNames
+        self.fixes = []
+        self.lineStarts = []
         fixes.removeAll(keepingCapacity: true)
         lineStarts.removeAll(keepingCapacity: true)
         newNames.removeAll()
-        stop = nil
-        guard let base = block.baseAddress else { return }
+        stop = decode(block, range, format: format, columns: columns, known: known,
+                      into: &fixes, lineStarts: &lineStarts, newNames: &newNames)
+        self.fixes = fixes
+        self.lineStarts = lineStarts
+        self.newNames = newNames
+    }
+
+    /// Where the first refused line starts, if one was.
+    private func decode(_ block: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, format: ObservationFormat,
+                        columns: FastFixDecoder.CSVColumns?, known: DeviceNames, into fixes: inout [PlainFixRecord],
+                        lineStarts: inout [Int], newNames: inout DeviceNames) -> Int? {
+        guard let base = block.baseAddress else { return nil }
         var start = range.lowerBound
         while start < range.upperBound {
             let next: Int, lineEnd: Int
@@ -41,10 +56,7 @@ final class PlainFixShare: @unchecked Sendable {
             }
             let trimmed = lineEnd > start && base[lineEnd - 1] == UInt8(ascii: "\r") ? lineEnd - 1 : lineEnd
             let line = UnsafeBufferPointer(rebasing: block[start..<trimmed])
-            guard let (device, fix) = FastFixDecoder.decode(line, format: format, columns: columns) else {
-                stop = start
-                return
-            }
+            guard let (device, fix) = FastFixDecoder.decode(line, format: format, columns: columns) else { return start }
             let name = UnsafeBufferPointer(rebasing: line[device])
             let number: Int32
             if let known = known.find(name) {
@@ -52,12 +64,12 @@ final class PlainFixShare: @unchecked Sendable {
             } else if let new = newNames.number(name) {
                 number = -1 - new
             } else {
-                stop = start  // not UTF-8: the general path words the error
-                return
+                return start  // not UTF-8: the general path words the error
             }
             fixes.append(PlainFixRecord(deviceNumber: number, fix: fix, line: fixes.count))
             lineStarts.append(start)
             start = next
         }
+        return nil
     }
 }
