@@ -293,12 +293,26 @@ if baseMode == "beacons" {
             var out: [MonitorEvent] = []
             out.reserveCapacity(1 << 16)
             events = 0
+            e.batchThreads = threads
+            let sightings = (0..<records).map { i in
+                SightingRecord(device: ids[Int(device[i])], sighting: BeaconSighting(time: Timestamp(nanosecondsSinceEpoch: t[i]),
+                                                                                     identity: identities[i], rssi: -60), cause: i)
+            }
             let start = clock.now
-            for i in 0..<records {
-                let s = BeaconSighting(time: Timestamp(nanosecondsSinceEpoch: t[i]),
-                                       identity: BeaconIdentity(uuid: uuids[Int(u[i])], major: major[i], minor: minor[i]), rssi: -60)
-                try! e.process(.sighting(s), device: ids[Int(device[i])], cause: i, into: &out)
-                if out.count > 60_000 { events += out.count; out.removeAll(keepingCapacity: true) }
+            if perPoint {
+                for record in sightings {
+                    try! e.process(.sighting(record.sighting), device: record.device, cause: record.cause, into: &out)
+                    if out.count > 60_000 { events += out.count; out.removeAll(keepingCapacity: true) }
+                }
+            } else {
+                var from = 0
+                while from < records {
+                    let to = min(records, from + 65536)
+                    try! e.process(Array(sightings[from..<to]), into: &out)
+                    events += out.count
+                    out.removeAll(keepingCapacity: true)
+                    from = to
+                }
             }
             e.finish(into: &out)
             events += out.count

@@ -4,9 +4,15 @@ extension DeviceState {
                         matches: inout [Int32], events: inout [MonitorEvent]) {
         matches.removeAll(keepingCapacity: true)
         catalog.matchingBeacons(sighting.identity, into: &matches)
-        guard !matches.isEmpty else { return }
+        matches.withUnsafeBufferPointer { apply(sighting, matched: $0, cause: cause, catalog: catalog, policy: policy, events: &events) }
+    }
+
+    /// Applies a sighting to the beacon conditions it matches, `matched` (ascending).
+    mutating func apply(_ sighting: BeaconSighting, matched: UnsafeBufferPointer<Int32>, cause: Int, catalog: ConditionCatalog,
+                        policy: MonitoringPolicy, events: inout [MonitorEvent]) {
+        guard !matched.isEmpty else { return }
         let due = sighting.time.adding(policy.spans.beaconExitTimeout)
-        for i in matches {
+        for i in matched {
             let k: Int
             if let existing = beaconEntries.firstIndex(where: { $0.condition == i }) {
                 k = existing

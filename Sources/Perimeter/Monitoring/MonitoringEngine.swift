@@ -181,24 +181,8 @@ public struct MonitoringEngine: Sendable {
         catalog.prepareIndex(threads: batchThreads)
         // 1. The first refused fix (bad values, or older than its device's previous record), found
         //    first so that only the fixes before it are applied.
-        var refused: BatchProblem?
-        var latest = [Timestamp?](repeating: nil, count: devices.count)
-        for (k, record) in batch.enumerated() {
-            let di = Int(record.device.index)
-            do throws(ObservationProblem) {
-                try Self.validate(.fix(record.fix))
-            } catch {
-                refused = BatchProblem(index: k, problem: error)
-                break
-            }
-            let last = latest[di] ?? (devices[di].hasStarted ? devices[di].lastTime : nil)
-            if let last, record.fix.time < last {
-                refused = BatchProblem(index: k, problem: DeviceState.outOfOrder(device: devices[di].name, time: record.fix.time,
-                                                                                previous: last))
-                break
-            }
-            latest[di] = record.fix.time
-        }
+        let refused = firstRefusal(count: batch.count, device: { batch[$0].device }, time: { batch[$0].fix.time },
+                                   check: { k throws(ObservationProblem) in try Self.validate(.fix(batch[k].fix)) })
         let end = refused?.index ?? batch.count
 
         // 2. The shards, each with its own scratch and outputs.
@@ -214,11 +198,65 @@ public struct MonitoringEngine: Sendable {
             }
         }
 
-        // 3. Merge in record order (a record's lines all come from one shard, in order).
+        // 3. Merge in record order.
+        merge(shards, end: end, device: { batch[$0].device }, into: &events)
+        fixesAnsweredByAnchor += shards.reduce(0) { $0 + $1.fixesAnsweredByAnchor }
+        for record in batch[..<end] where latestTime.map({ record.fix.time > $0 }) ?? true { latestTime = record.fix.time }
+        if let refused { throw refused }
+    }
+
+    /// Applies a batch of sightings in order, with exactly the events of one `process` call per
+    /// sighting: devices sharded across `batchThreads` threads as for fixes, each shard matching its
+    /// sightings' conditions all together first. A sighting older than its device's previous record
+    /// stops the batch there.
+    public mutating func process(_ batch: [SightingRecord], into events: inout [MonitorEvent]) throws(BatchProblem) {
+        catalog.prepareIndex(threads: batchThreads)
+        let refused = firstRefusal(count: batch.count, device: { batch[$0].device }, time: { batch[$0].sighting.time },
+                                   check: { _ throws(ObservationProblem) in })
+        let end = refused?.index ?? batch.count
+        let workers = max(1, min(batchThreads, end / 4096))
+        let shards = (0..<workers).map { _ in StateShard() }
+        let catalog = self.catalog, policy = self.policy
+        devices.withUnsafeMutableBufferPointer { devices in
+            nonisolated(unsafe) let devices = devices
+            DispatchQueue.concurrentPerform(iterations: workers) { w in
+                shards[w].run(batch, end: end, worker: w, of: workers, devices: devices, catalog: catalog, policy: policy)
+            }
+        }
+        merge(shards, end: end, device: { batch[$0].device }, into: &events)
+        for record in batch[..<end] where latestTime.map({ record.sighting.time > $0 }) ?? true { latestTime = record.sighting.time }
+        if let refused { throw refused }
+    }
+
+    /// The first record of a batch that `check` refuses or that is older than its device's previous
+    /// record (in the batch or before it), if any.
+    private func firstRefusal(count: Int, device: (Int) -> DeviceID, time: (Int) -> Timestamp,
+                              check: (Int) throws(ObservationProblem) -> Void) -> BatchProblem? {
+        var latest = [Timestamp?](repeating: nil, count: devices.count)
+        for k in 0..<count {
+            let di = Int(device(k).index)
+            do throws(ObservationProblem) {
+                try check(k)
+            } catch {
+                return BatchProblem(index: k, problem: error)
+            }
+            let last = latest[di] ?? (devices[di].hasStarted ? devices[di].lastTime : nil)
+            if let last, time(k) < last {
+                return BatchProblem(index: k, problem: DeviceState.outOfOrder(device: devices[di].name, time: time(k), previous: last))
+            }
+            latest[di] = time(k)
+        }
+        return nil
+    }
+
+    /// The shards' events and authorization changes in record order (a record's all come from one
+    /// shard, in order).
+    private mutating func merge(_ shards: [StateShard], end: Int, device: (Int) -> DeviceID, into events: inout [MonitorEvent]) {
+        let workers = shards.count
         var next = [Int](repeating: 0, count: workers)
         var nextChange = [Int](repeating: 0, count: workers)
         for k in 0..<Int32(end) {
-            let w = Int(batch[Int(k)].device.index) % workers
+            let w = Int(device(Int(k)).index) % workers
             let shard = shards[w]
             while next[w] < shard.events.count && shard.eventRecords[next[w]] == k {
                 events.append(shard.events[next[w]])
@@ -229,9 +267,6 @@ public struct MonitoringEngine: Sendable {
                 nextChange[w] += 1
             }
         }
-        fixesAnsweredByAnchor += shards.reduce(0) { $0 + $1.fixesAnsweredByAnchor }
-        for record in batch[..<end] where latestTime.map({ record.fix.time > $0 }) ?? true { latestTime = record.fix.time }
-        if let refused { throw refused }
     }
 
     private mutating func count(_ outcomes: [RequestOutcome]) {
@@ -326,9 +361,23 @@ public struct FixRecord: Sendable, Hashable {
     }
 }
 
-/// A fix of a batch that was refused, and which one.
+/// A sighting of a batch for `MonitoringEngine.process(_:into:)`.
+public struct SightingRecord: Sendable, Hashable {
+    public var device: DeviceID
+    public var sighting: BeaconSighting
+    /// Written into the events the sighting causes (its input line, or record index).
+    public var cause: Int
+
+    public init(device: DeviceID, sighting: BeaconSighting, cause: Int) {
+        self.device = device
+        self.sighting = sighting
+        self.cause = cause
+    }
+}
+
+/// A record of a batch that was refused, and which one.
 public struct BatchProblem: Error, Sendable, Hashable {
-    /// Its position in the batch; the fixes before it were applied.
+    /// Its position in the batch; the records before it were applied.
     public var index: Int
     public var problem: ObservationProblem
 }

@@ -1,6 +1,6 @@
-/// One worker's share of a batch's state machines, sharded by device: its devices' fixes, run in
-/// record order, and the events and authorization changes they produce, each with the batch position
-/// of the record that produced it.
+/// One worker's share of a batch's state machines, sharded by device: its devices' fixes (or
+/// sightings), run in record order, and the events and authorization changes they produce, each with
+/// the batch position of the record that produced it.
 ///
 /// `@unchecked Sendable`: each shard is written by exactly one worker, and read only after every
 /// worker has finished. For the same reason its properties skip the runtime's exclusivity checks,
@@ -49,6 +49,46 @@ final class StateShard: @unchecked Sendable {
         }
     }
 
+    /// Runs the sightings `batch[..<end]` of the devices numbered `w` modulo `workers`, in record
+    /// order; they were checked, so none is refused. Their matching conditions are found first, all
+    /// together (`BeaconMatcher.matches(_:conditions:offsets:)`, whose probes overlap their waits for
+    /// memory).
+    func run(_ batch: [SightingRecord], end: Int, worker w: Int, of workers: Int,
+             devices: UnsafeMutableBufferPointer<DeviceState>, catalog: ConditionCatalog, policy: MonitoringPolicy) {
+        var positions: [Int] = [], identities: [BeaconIdentity] = []
+        for k in 0..<end where Int(batch[k].device.index) % workers == w {
+            positions.append(k)
+            identities.append(batch[k].sighting.identity)
+        }
+        var matched: [Int32] = [], offsets = [0]
+        identities.withUnsafeBufferPointer { catalog.beaconMatcher.matches($0, conditions: &matched, offsets: &offsets) }
+        matched.withUnsafeBufferPointer { matched in
+            for (n, k) in positions.enumerated() {
+                let record = batch[k], di = Int(record.device.index)
+                let time = record.sighting.time
+                let before = events.count
+                try? devices[di].beginRecord(at: time, cause: record.cause, catalog: catalog, policy: policy, events: &events)
+                devices[di].apply(record.sighting, matched: UnsafeBufferPointer(rebasing: matched[offsets[n]..<offsets[n + 1]]),
+                                  cause: record.cause, catalog: catalog, policy: policy, events: &events)
+                devices[di].endRecord(at: time, cause: record.cause)
+                finish(k, device: di, eventsBefore: before, devices: devices)
+            }
+        }
+    }
+
+    /// Notes which record produced the events since `before` and the device's authorization changes.
+    @inline(__always)
+    private func finish(_ k: Int, device di: Int, eventsBefore before: Int, devices: UnsafeMutableBufferPointer<DeviceState>) {
+        for _ in before..<events.count { eventRecords.append(Int32(k)) }
+        if !devices[di].authorizationChanges.isEmpty {
+            for change in devices[di].authorizationChanges {
+                changes.append(change)
+                changeRecords.append(Int32(k))
+            }
+            devices[di].authorizationChanges.removeAll(keepingCapacity: true)
+        }
+    }
+
     /// Applies fix `k`; one that needs no geometry changes no geographic pair. `readingsReady`: its
     /// candidates and readings are in `scratch` already.
     private func apply(_ k: Int, _ batch: [FixRecord], devices: UnsafeMutableBufferPointer<DeviceState>,
@@ -64,13 +104,6 @@ final class StateShard: @unchecked Sendable {
                               readingsReady: readingsReady, events: &events)
         }
         devices[di].endRecord(at: record.fix.time, cause: record.cause)
-        for _ in before..<events.count { eventRecords.append(Int32(k)) }
-        if !devices[di].authorizationChanges.isEmpty {
-            for change in devices[di].authorizationChanges {
-                changes.append(change)
-                changeRecords.append(Int32(k))
-            }
-            devices[di].authorizationChanges.removeAll(keepingCapacity: true)
-        }
+        finish(k, device: di, eventsBefore: before, devices: devices)
     }
 }
