@@ -148,6 +148,12 @@ extension EndToEndTests {
             let d = Int.random(in: 0..<40, using: &rng)
             time[d] += Int.random(in: 1...20, using: &rng)
             let lat = 48.853 + .random(in: -0.01...0.01, using: &rng), lon = 2.349 + .random(in: -0.015...0.015, using: &rng)
+            // Sightings: runs of them (every 40th stretch of 50 records), and single ones among fixes.
+            let uuid = ["E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "B9407F30-F5F8-466E-AFF9-25556B57FE6D", "F7826DA6-4FA2-4E98-8024-BC5B71E0893E"][k % 3]
+            if (k / 50) % 40 == 7 || k % 211 == 5 {
+                lines.append(#"{"type":"sighting","device":"d\#(d)","t":\#(time[d]),"uuid":"\#(uuid)","major":\#(k % 4),"minor":\#(k % 3),"rssi":-70}"#)
+                continue
+            }
             switch k < 30_000 ? k % 997 : 0 {
             case 13: lines.append(#"{"type":"fix","device":"d\#(d)","t":\#(time[d] - 500),"lat":\#(lat),"lon":\#(lon),"accuracy":5}"#)
             case 512: lines.append(#"{"type":"fix","device":"d\#(d)","t":\#(time[d]),"lat":95,"lon":\#(lon),"accuracy":5}"#)
@@ -190,7 +196,8 @@ extension EndToEndTests {
         oracle.finish(into: &events)
         for event in events { expectedEvents += EventEncoding.jsonLine(event) }
 
-        #expect(summary.rejected == 61)  // 31 out of order, 30 bad latitudes
+        #expect(summary.rejected == 60)  // out of order, bad latitudes
+        #expect(expectedEvents.contains("\"refinement\":{"))
         #expect(summary.recordsRead == 60_000)
         #expect(summary.events == expectedEvents.split(separator: "\n").count)
         #expect(try String(contentsOfFile: bad, encoding: .utf8) == expectedBad)

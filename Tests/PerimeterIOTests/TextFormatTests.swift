@@ -149,7 +149,14 @@ import Testing
     }
 }
 
-@Suite struct FastFixDecoderTests {
+@Suite struct PlainRecordDecoderTests {
+    static func observation(_ record: PlainRecord) -> Observation {
+        switch record {
+        case .fix(let fix): .fix(fix)
+        case .sighting(let sighting): .sighting(sighting)
+        }
+    }
+
     static func general(_ line: String) -> ObservationRecord? {
         guard case .object(let o)? = try? JSONParser.parse(line),
               let (device, observation) = try? ObservationDecoding.decode(RecordFields(fields: o.members.map { ($0.key, .json($0.value)) }))
@@ -175,8 +182,8 @@ import Testing
         }
         var fast = 0
         for line in lines {
-            guard let (range, fix) = FastFixDecoder.decode(Array(line.utf8)) else { continue }
-            let observation = Observation.fix(fix)
+            guard let (range, record) = PlainRecordDecoder.decode(Array(line.utf8)) else { continue }
+            let observation = Self.observation(record)
             let device = String(decoding: Array(line.utf8)[range], as: UTF8.self)
             fast += 1
             let expected = Self.general(line)
@@ -186,7 +193,7 @@ import Testing
     }
 }
 
-extension FastFixDecoderTests {
+extension PlainRecordDecoderTests {
     @Test func csvFastPathAgreesWithTheGeneralReader() throws {
         var rng = SplitMix64(seed: 13)
         let header = ["type", "device", "t", "lat", "lon", "accuracy", "speed", "uuid"]
@@ -203,10 +210,10 @@ extension FastFixDecoderTests {
         let path = try Fixture.write(rows.joined(separator: "\n") + "\n", named: "fast.csv")
         // The general reader, line by line, is the oracle: decode each row through RecordFields.
         var fast = 0
-        let columns = try #require(FastFixDecoder.CSVColumns(header: header))
+        let columns = PlainRecordDecoder.CSVColumns(header: header)
         for row in rows.dropFirst() {
-            guard let (range, fix) = FastFixDecoder.decodeCSV(Array(row.utf8), columns: columns) else { continue }
-            let observation = Observation.fix(fix)
+            guard let (range, record) = PlainRecordDecoder.decodeCSV(Array(row.utf8), columns: columns) else { continue }
+            let observation = Self.observation(record)
             let device = String(decoding: Array(row.utf8)[range], as: UTF8.self)
             fast += 1
             guard case .success(let cells) = CSVRow.split(Array(row.utf8)) else { Issue.record("split \(row)"); continue }
@@ -223,6 +230,78 @@ extension FastFixDecoderTests {
     }
 }
 
+extension PlainRecordDecoderTests {
+    static let uuids = ["E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "e2c56db5-dffb-48d2-b060-d0f5a71096e0", "E2C56DB5DFFB48D2B060D0F5A71096E0",
+                        "{E2C56DB5-DFFB-48D2-B060-D0F5A71096E0}", "E2C56DB5-DFFB-48D2-B060-D0F5A71096EG", "E2C56DB5-DFFB-48D2-B060_D0F5A71096E0",
+                        "", "x"]
+    static let integers = ["0", "7", "65535", "65536", "-1", "-60", "-200", "-201", "3.0", "3.5", "1e2", "50", "51", "01", "+3", "0x10"]
+
+    /// Mostly `usual`, one time in four any of `others` (most of them wrong somewhere).
+    static func pick(_ usual: String, _ others: [String], _ rng: inout SplitMix64) -> String {
+        Int.random(in: 0..<4, using: &rng) == 0 ? others.randomElement(using: &rng)! : usual
+    }
+
+    /// Plain sightings, and near misses, in JSON Lines: the fast path answers only as the general
+    /// parser does.
+    @Test func sightingsAgreeWithTheGeneralParserWheneverItAnswers() throws {
+        var rng = SplitMix64(seed: 14)
+        var lines: [String] = []
+        for _ in 0..<4000 {
+            let uuid = Self.pick(Self.uuids[0], Self.uuids, &rng)
+            var fields = ["\"type\":\"sighting\"", "\"device\":\"\(Self.pick("d1", ["é", "", "b\\\"q"], &rng))\"",
+                          "\"t\":\(Self.pick("1772352000", ["\"2026-03-01T08:00:00Z\"", "\"soon\""], &rng))",
+                          "\"uuid\":" + (Int.random(in: 0..<10, using: &rng) == 0 ? "5" : "\"\(uuid)\""),
+                          "\"major\":\(Self.pick("7", Self.integers, &rng))", "\"minor\":\(Self.pick("65535", Self.integers, &rng))",
+                          "\"rssi\":\(Self.pick("-60", Self.integers, &rng))"]
+            if Bool.random(using: &rng) { fields.append("\"power\":\(Self.pick("-59", Self.integers, &rng))") }
+            if Int.random(in: 0..<8, using: &rng) == 0 { fields.append("\"lat\":1") }
+            if Int.random(in: 0..<8, using: &rng) == 0 { fields.remove(at: Int.random(in: 1..<fields.count, using: &rng)) }
+            if Int.random(in: 0..<10, using: &rng) == 0 { fields.append(fields[3]) }
+            fields.shuffle(using: &rng)
+            lines.append("{" + fields.joined(separator: ",") + "}")
+        }
+        var fast = 0
+        for line in lines {
+            guard let (range, record) = PlainRecordDecoder.decode(Array(line.utf8)) else { continue }
+            guard case .sighting = record else { Issue.record("not a sighting: \(line)"); continue }
+            fast += 1
+            let expected = Self.general(line)
+            #expect(expected?.device == String(decoding: Array(line.utf8)[range], as: UTF8.self)
+                    && expected?.observation == Self.observation(record), "\(line)")
+        }
+        #expect(fast > 300)
+    }
+
+    /// The same in CSV, fixes and sightings under one header.
+    @Test func csvSightingsAgreeWithTheGeneralReader() throws {
+        var rng = SplitMix64(seed: 15)
+        let header = ["type", "device", "t", "lat", "lon", "accuracy", "uuid", "major", "minor", "rssi", "power", "speed"]
+        let columns = PlainRecordDecoder.CSVColumns(header: header)
+        var fast = 0, sightings = 0
+        for _ in 0..<4000 {
+            let isFix = Int.random(in: 0..<4, using: &rng) == 0
+            var cells = [isFix ? "fix" : Self.pick("sighting", ["Sighting"], &rng), Self.pick("d1", ["é", ""], &rng),
+                         Self.pick("1772352000", ["2026-03-01T08:00:00Z", "soon"], &rng), "", "", "",
+                         Self.pick(Self.uuids[1], Self.uuids, &rng), Self.pick("0", Self.integers, &rng),
+                         Self.pick("12", Self.integers, &rng), Self.pick("-70", Self.integers, &rng),
+                         Bool.random(using: &rng) ? Self.pick("-59", Self.integers, &rng) : "", ""]
+            if isFix || Int.random(in: 0..<10, using: &rng) == 0 { (cells[3], cells[4], cells[5]) = ("48.85", "2.35", "5") }
+            if isFix && Bool.random(using: &rng) { for k in 6...10 { cells[k] = "" } }
+            if Int.random(in: 0..<10, using: &rng) == 0 { cells[11] = "3" }
+            let row = cells.joined(separator: ",")
+            guard let (range, record) = PlainRecordDecoder.decodeCSV(Array(row.utf8), columns: columns) else { continue }
+            fast += 1
+            if case .sighting = record { sightings += 1 }
+            guard case .success(let split) = CSVRow.split(Array(row.utf8)) else { Issue.record("split \(row)"); continue }
+            let fields = zip(header, split).filter { !$0.1.isEmpty }.map { ($0.0, RecordFields.Value.text($0.1)) }
+            let expected = try? ObservationDecoding.decode(RecordFields(fields: fields))
+            #expect(expected?.device == String(decoding: Array(row.utf8)[range], as: UTF8.self)
+                    && expected?.observation == Self.observation(record), "\(row)")
+        }
+        #expect(sightings > 200 && fast > sightings)
+    }
+}
+
 /// The byte-level number reader against `strtod` (through `Double(String)`), its oracle: the same bits
 /// for every string, or the same refusal.
 @Suite struct DecimalNumberTests {
@@ -231,7 +310,7 @@ extension FastFixDecoderTests {
     }
 
     static func oracle(_ text: String) -> Double? {
-        guard Array(text.utf8).withUnsafeBufferPointer({ FastFixDecoder.isJSONNumber($0) }),
+        guard Array(text.utf8).withUnsafeBufferPointer({ PlainRecordDecoder.isJSONNumber($0) }),
               let value = Double(text), value.isFinite else { return nil }
         return value
     }
@@ -267,7 +346,7 @@ extension FastFixDecoderTests {
             bytes[0] = UInt8(ascii: "1")
             bytes[Int.random(in: 1..<16, using: &rng)] = strangers.randomElement(using: &rng)!
             let got = bytes.withUnsafeBufferPointer { DecimalNumber.parse($0) }
-            let isNumber = bytes.withUnsafeBufferPointer { FastFixDecoder.isJSONNumber($0) }
+            let isNumber = bytes.withUnsafeBufferPointer { PlainRecordDecoder.isJSONNumber($0) }
             let expected = isNumber ? Double(String(decoding: bytes, as: UTF8.self)).flatMap { $0.isFinite ? $0 : nil } : nil
             if got?.bitPattern != expected?.bitPattern { mismatches += 1 }
         }

@@ -92,43 +92,70 @@ public enum BatchEvaluation {
             return id
         }
 
-        // Consecutive fixes go through the engine's batch path (same events, geometry computed cell
-        // by cell, devices sharded across its threads); anything but a fix, and the end, first applies
-        // the pending fixes. Reading, evaluating and writing take turns, each on every thread: run
-        // side by side they only competed for the same cores. The text of a pending fix is kept only
-        // when it may have to be quarantined.
+        // Consecutive fixes, and consecutive sightings, go through the engine's batch paths (same
+        // events, geometry computed cell by cell, devices sharded across its threads); any other
+        // record, and the end, first applies what is pending (one of the two lists at most).
+        // Reading, evaluating and writing take turns, each on every thread: run side by side they
+        // only competed for the same cores. The text of a pending record is kept only when it may
+        // have to be quarantined.
         var pending: [PlainFixRecord] = []
+        var pendingSightings: [(deviceNumber: Int32, sighting: BeaconSighting, line: Int)] = []
         var pendingTexts: [String] = []
         var batch: [FixRecord] = []
+        var sightingBatch: [SightingRecord] = []
         let keepTexts = badRecords == .quarantine
 
         /// Applies the pending fixes and writes their events; a refused fix is rejected and the rest
         /// of the batch applied after it, as often as fixes are refused.
         func drain(_ engine: inout MonitoringEngine, outputs: inout Outputs) throws(InputError) {
-            guard !pending.isEmpty else { return }
-            batch.removeAll(keepingCapacity: true)
-            for p in pending {
-                batch.append(FixRecord(device: deviceID(number: p.deviceNumber, &engine), fix: p.fix, cause: p.line))
+            if !pending.isEmpty {
+                batch.removeAll(keepingCapacity: true)
+                for p in pending {
+                    batch.append(FixRecord(device: deviceID(number: p.deviceNumber, &engine), fix: p.fix, cause: p.line))
+                }
+                pending.removeAll(keepingCapacity: true)
+                try applyRejectingRefused(count: batch.count, cause: { batch[$0].cause }, &engine, outputs: &outputs) {
+                    from, engine, events throws(BatchProblem) in
+                    try engine.process(from == 0 ? batch : Array(batch[from...]), into: &events)
+                }
             }
-            pending.removeAll(keepingCapacity: true)
+            if !pendingSightings.isEmpty {
+                sightingBatch.removeAll(keepingCapacity: true)
+                for p in pendingSightings {
+                    sightingBatch.append(SightingRecord(device: deviceID(number: p.deviceNumber, &engine), sighting: p.sighting,
+                                                        cause: p.line))
+                }
+                pendingSightings.removeAll(keepingCapacity: true)
+                try applyRejectingRefused(count: sightingBatch.count, cause: { sightingBatch[$0].cause }, &engine, outputs: &outputs) {
+                    from, engine, events throws(BatchProblem) in
+                    try engine.process(from == 0 ? sightingBatch : Array(sightingBatch[from...]), into: &events)
+                }
+            }
+            pendingTexts.removeAll(keepingCapacity: true)
+        }
+
+        /// Applies a batch of `count` records from its start, then after each record it refuses
+        /// (rejected, with its line `cause(k)`), writing the events each time.
+        func applyRejectingRefused(count: Int, cause: (Int) -> Int, _ engine: inout MonitoringEngine, outputs: inout Outputs,
+                                   _ apply: (Int, inout MonitoringEngine, inout [MonitorEvent]) throws(BatchProblem) -> Void)
+            throws(InputError) {
             var from = 0
-            while from < batch.count {
+            while from < count {
                 events.removeAll(keepingCapacity: true)
                 var refusal: BatchProblem?
                 do throws(BatchProblem) {
-                    try engine.process(from == 0 ? batch : Array(batch[from...]), into: &events)
+                    try apply(from, &engine, &events)
                 } catch {
                     refusal = error
                 }
                 try write(events, &engine, outputs: &outputs)
                 guard let refusal else { break }
                 let bad = from + refusal.index
-                try reject(InputError(file: observations.file, line: batch[bad].cause, field: refusal.problem.field,
+                try reject(InputError(file: observations.file, line: cause(bad), field: refusal.problem.field,
                                       message: refusal.problem.message),
                            text: keepTexts ? pendingTexts[bad] : "", outputs: &outputs)
                 from = bad + 1
             }
-            pendingTexts.removeAll(keepingCapacity: true)
         }
 
         var nextProgressCheck = 4096
@@ -145,7 +172,8 @@ public enum BatchEvaluation {
             // Runs of plain fixes in bulk (one at a time when their texts are kept); anything else
             // one record at a time.
             let room = Self.batchSize - pending.count
-            let plain = observations.readPlainFixes(into: &pending, limit: keepTexts ? 1 : room)
+            // (While sightings are pending, a fix comes through next(), which applies them first.)
+            let plain = pendingSightings.isEmpty ? observations.readPlainFixes(into: &pending, limit: keepTexts ? 1 : room) : 0
             if plain > 0 {
                 summary.recordsRead += plain
                 if keepTexts { pendingTexts.append(observations.currentLineText) }
@@ -157,9 +185,17 @@ public enum BatchEvaluation {
             switch next {
             case .success(let record):
                 if case .fix(let fix) = record.observation {
+                    if !pendingSightings.isEmpty { try drain(&engine, outputs: &outputs) }
                     pending.append(PlainFixRecord(deviceNumber: record.deviceNumber, fix: fix, line: record.line))
                     if keepTexts { pendingTexts.append(observations.currentLineText) }
                     if pending.count >= Self.batchSize { try drain(&engine, outputs: &outputs) }
+                    break
+                }
+                if case .sighting(let sighting) = record.observation {
+                    if !pending.isEmpty { try drain(&engine, outputs: &outputs) }
+                    pendingSightings.append((record.deviceNumber, sighting, record.line))
+                    if keepTexts { pendingTexts.append(observations.currentLineText) }
+                    if pendingSightings.count >= Self.batchSize { try drain(&engine, outputs: &outputs) }
                     break
                 }
                 try drain(&engine, outputs: &outputs)

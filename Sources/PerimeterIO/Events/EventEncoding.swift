@@ -30,7 +30,13 @@ public enum EventEncoding {
         }
         out.append(contentsOf: #","refinement":"#.utf8)
         if let r = event.refinement {
-            out.append(contentsOf: "{\"uuid\":\"\(r.uuid.uuidString)\",\"major\":\(r.major),\"minor\":\(r.minor)}".utf8)
+            out.append(contentsOf: #"{"uuid":""#.utf8)
+            JSONText.appendUUID(r.uuid, to: &out)
+            out.append(contentsOf: #"","major":"#.utf8)
+            JSONText.appendDecimal(Int(r.major), to: &out)
+            out.append(contentsOf: #","minor":"#.utf8)
+            JSONText.appendDecimal(Int(r.minor), to: &out)
+            out.append(UInt8(ascii: "}"))
         } else {
             out.append(contentsOf: "null".utf8)
         }
@@ -42,7 +48,7 @@ public enum EventEncoding {
             out.append(UInt8(ascii: "\""))
         }
         out.append(contentsOf: #"],"cause":"#.utf8)
-        out.append(contentsOf: String(event.cause).utf8)
+        JSONText.appendDecimal(event.cause, to: &out)
         out.append(contentsOf: "}\n".utf8)
     }
 }

@@ -15,7 +15,7 @@ public struct ObservationReader: ~Copyable {
     public private(set) var format: ObservationFormat?
     private var lines: LineReader
     private var csvHeader: [String]?
-    private var csvFixColumns: FastFixDecoder.CSVColumns?
+    private var csvColumns: PlainRecordDecoder.CSVColumns?
     private var devices = DeviceNames()
     /// Set when the file itself is unusable (a bad CSV header): every later call returns `nil`,
     /// and the error returned is not one record's, so it cannot be quarantined.
@@ -91,13 +91,13 @@ public struct ObservationReader: ~Copyable {
             return count
         }
         // Line by line; while runs are short, only as far as a parallel run would pay again.
-        let columns = csvFixColumns
+        let columns = csvColumns
         let most = threads > 1 ? min(limit, Self.parallelRun) : limit
         var count = 0
         while count < most && lines.nextLine() {
             let line = lines.line
-            guard let (device, fix) = FastFixDecoder.decode(line, format: format, columns: columns),
-                  let number = devices.number(UnsafeBufferPointer(rebasing: line[device])) else {
+            guard let (device, record) = PlainRecordDecoder.decode(line, format: format, columns: columns),
+                  case .fix(let fix) = record, let number = devices.number(UnsafeBufferPointer(rebasing: line[device])) else {
                 lines.unreadLine()
                 break
             }
@@ -124,7 +124,7 @@ public struct ObservationReader: ~Copyable {
             bounds.append(b)
         }
         bounds.append(block.count)
-        let shares = self.shares, columns = csvFixColumns, known = devices, ranges = zip(bounds, bounds.dropFirst()).map { $0..<$1 }
+        let shares = self.shares, columns = csvColumns, known = devices, ranges = zip(bounds, bounds.dropFirst()).map { $0..<$1 }
         nonisolated(unsafe) let unsafeBlock = block
         DispatchQueue.concurrentPerform(iterations: threads) { k in
             shares[k].decode(unsafeBlock, ranges[k], format: format, columns: columns, known: known)
@@ -185,14 +185,18 @@ public struct ObservationReader: ~Copyable {
 
     /// A fast path's record, its device named by bytes of the current line; `nil` if they are not
     /// UTF-8 (the general path then words the error).
-    private mutating func fastRecord(device: Range<Int>, _ fix: Fix) -> ObservationRecord? {
+    private mutating func fastRecord(device: Range<Int>, _ record: PlainRecord) -> ObservationRecord? {
         guard let number = devices.number(UnsafeBufferPointer(rebasing: lines.line[device])) else { return nil }
-        return ObservationRecord(device: devices.names[Int(number)], observation: .fix(fix), line: lines.lineNumber,
+        let observation: Observation = switch record {
+        case .fix(let fix): .fix(fix)
+        case .sighting(let sighting): .sighting(sighting)
+        }
+        return ObservationRecord(device: devices.names[Int(number)], observation: observation, line: lines.lineNumber,
                                  deviceNumber: number)
     }
 
     private mutating func decodeJSONLine() -> Result<ObservationRecord, InputError> {
-        if let (device, fix) = FastFixDecoder.decode(lines.line), let record = fastRecord(device: device, fix) {
+        if let (device, plain) = PlainRecordDecoder.decode(lines.line), let record = fastRecord(device: device, plain) {
             return .success(record)
         }
         let value: JSONValue
@@ -227,14 +231,14 @@ public struct ObservationReader: ~Copyable {
             return InputError(file: file, line: lines.lineNumber, field: required, message: "the CSV header needs this column")
         }
         csvHeader = names
-        csvFixColumns = FastFixDecoder.CSVColumns(header: names)
+        csvColumns = PlainRecordDecoder.CSVColumns(header: names)
         return nil
     }
 
     private mutating func decodeCSVLine() -> Result<ObservationRecord, InputError> {
         guard let header = csvHeader else { preconditionFailure("header read first") }
-        if let columns = csvFixColumns, let (device, fix) = FastFixDecoder.decodeCSV(lines.line, columns: columns),
-           let record = fastRecord(device: device, fix) {
+        if let columns = csvColumns, let (device, plain) = PlainRecordDecoder.decodeCSV(lines.line, columns: columns),
+           let record = fastRecord(device: device, plain) {
             return .success(record)
         }
         switch CSVRow.split(lines.line) {

@@ -23,7 +23,7 @@ final class PlainFixShare: @unchecked Sendable {
 
     /// Decodes `block[range]` (whole lines; the block's last line may lack its newline).
     func decode(_ block: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, format: ObservationFormat,
-                columns: FastFixDecoder.CSVColumns?, known: DeviceNames) {
+                columns: PlainRecordDecoder.CSVColumns?, known: DeviceNames) {
         // Locals while decoding: a class's stored properties are checked for exclusive access on
         // every use.
         var fixes = self.fixes, lineStarts = self.lineStarts, newNames = self.newNames
@@ -41,7 +41,7 @@ final class PlainFixShare: @unchecked Sendable {
 
     /// Where the first refused line starts, if one was.
     private func decode(_ block: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, format: ObservationFormat,
-                        columns: FastFixDecoder.CSVColumns?, known: DeviceNames, into fixes: inout [PlainFixRecord],
+                        columns: PlainRecordDecoder.CSVColumns?, known: DeviceNames, into fixes: inout [PlainFixRecord],
                         lineStarts: inout [Int], newNames: inout DeviceNames) -> Int? {
         guard let base = block.baseAddress else { return nil }
         var start = range.lowerBound
@@ -56,7 +56,8 @@ final class PlainFixShare: @unchecked Sendable {
             }
             let trimmed = lineEnd > start && base[lineEnd - 1] == UInt8(ascii: "\r") ? lineEnd - 1 : lineEnd
             let line = UnsafeBufferPointer(rebasing: block[start..<trimmed])
-            guard let (device, fix) = FastFixDecoder.decode(line, format: format, columns: columns) else { return start }
+            guard let (device, record) = PlainRecordDecoder.decode(line, format: format, columns: columns),
+                  case .fix(let fix) = record else { return start }
             let name = UnsafeBufferPointer(rebasing: line[device])
             let number: Int32
             if let known = known.find(name) {

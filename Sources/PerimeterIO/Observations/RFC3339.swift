@@ -152,18 +152,8 @@ public enum RFC3339 {
         out.append(UInt8(ascii: "Z"))
     }
 
-    /// `String(value)` with zeros in front up to `width` characters, as bytes: written backwards,
-    /// then turned round.
     private static func appendPadded(_ value: Int, _ width: Int, to out: inout [UInt8]) {
-        let start = out.count
-        var n = value.magnitude
-        repeat {
-            out.append(UInt8(ascii: "0") + UInt8(n % 10))
-            n /= 10
-        } while n > 0
-        if value < 0 { out.append(UInt8(ascii: "-")) }
-        while out.count - start < width { out.append(UInt8(ascii: "0")) }
-        out[start...].reverse()
+        JSONText.appendDecimal(value, width: width, to: &out)
     }
 
     private static func isLeap(_ y: Int) -> Bool { (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 }

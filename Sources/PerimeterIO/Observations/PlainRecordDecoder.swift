@@ -1,0 +1,303 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import Perimeter
+
+/// A plain record the fast path decodes: a fix or a sighting.
+enum PlainRecord: Equatable {
+    case fix(Fix)
+    case sighting(BeaconSighting)
+}
+
+/// A fast path for the commonest records, plain fixes and sightings (JSON Lines: a flat object of
+/// plain strings and numbers; CSV: a row without quotes): it reads the bytes in place, without
+/// building a JSON tree.
+///
+/// It answers only when the record is well-formed and complete; anything else — another type,
+/// escapes, nesting, a missing or unknown field, a bad value — returns `nil`, and the general parser
+/// decodes the line (and words any error). The tests check both paths agree.
+enum PlainRecordDecoder {
+    /// The fields of plain fixes and sightings, as one bit each.
+    fileprivate enum Field: Int {
+        case type, device, t, lat, lon, accuracy, uuid, major, minor, rssi, power
+
+        var bit: UInt16 { 1 << UInt16(rawValue) }
+        static let common: UInt16 = Field.type.bit | Field.device.bit | Field.t.bit
+        static let fix: UInt16 = common | Field.lat.bit | Field.lon.bit | Field.accuracy.bit
+        static let sighting: UInt16 = common | Field.uuid.bit | Field.major.bit | Field.minor.bit | Field.rssi.bit
+
+        /// The field a key's bytes name, if any.
+        @inline(__always)
+        init?(key: UnsafeBufferPointer<UInt8>) {
+            func same(_ text: StaticString) -> Bool { memcmp(key.baseAddress!, text.utf8Start, key.count) == 0 }
+            switch key.count {
+            case 1 where key[0] == UInt8(ascii: "t"): self = .t
+            case 3 where same("lat"): self = .lat
+            case 3 where same("lon"): self = .lon
+            case 4 where same("type"): self = .type
+            case 4 where same("uuid"): self = .uuid
+            case 4 where same("rssi"): self = .rssi
+            case 5 where same("major"): self = .major
+            case 5 where same("minor"): self = .minor
+            case 5 where same("power"): self = .power
+            case 6 where same("device"): self = .device
+            case 8 where same("accuracy"): self = .accuracy
+            default: return nil
+            }
+        }
+    }
+
+    /// Where each field's value lies in the line, which fields were seen, and which were JSON strings.
+    fileprivate struct Values {
+        // One stored range per field (an array would be an allocation per record).
+        private var type = 0..<0, device = 0..<0, t = 0..<0, lat = 0..<0, lon = 0..<0, accuracy = 0..<0
+        private var uuid = 0..<0, major = 0..<0, minor = 0..<0, rssi = 0..<0, power = 0..<0
+        private(set) var seen: UInt16 = 0
+        private(set) var strings: UInt16 = 0
+
+        /// The field's value (empty if it was not seen).
+        subscript(field: Field) -> Range<Int> {
+            get {
+                switch field {
+                case .type: type
+                case .device: device
+                case .t: t
+                case .lat: lat
+                case .lon: lon
+                case .accuracy: accuracy
+                case .uuid: uuid
+                case .major: major
+                case .minor: minor
+                case .rssi: rssi
+                case .power: power
+                }
+            }
+            set {
+                switch field {
+                case .type: type = newValue
+                case .device: device = newValue
+                case .t: t = newValue
+                case .lat: lat = newValue
+                case .lon: lon = newValue
+                case .accuracy: accuracy = newValue
+                case .uuid: uuid = newValue
+                case .major: major = newValue
+                case .minor: minor = newValue
+                case .rssi: rssi = newValue
+                case .power: power = newValue
+                }
+            }
+        }
+
+        /// Notes `field`'s value; false if the field was seen already.
+        @inline(__always)
+        mutating func set(_ field: Field, _ range: Range<Int>, isString: Bool) -> Bool {
+            guard seen & field.bit == 0 else { return false }
+            seen |= field.bit
+            if isString { strings |= field.bit }
+            self[field] = range
+            return true
+        }
+    }
+
+    /// A plain record in either format (`columns`: the CSV header's).
+    @inline(__always)
+    static func decode(_ line: UnsafeBufferPointer<UInt8>, format: ObservationFormat,
+                       columns: CSVColumns?) -> (device: Range<Int>, record: PlainRecord)? {
+        switch format {
+        case .jsonLines: decode(line)
+        case .csv: columns.flatMap { decodeCSV(line, columns: $0) }
+        }
+    }
+
+    static func decode(_ line: [UInt8]) -> (device: Range<Int>, record: PlainRecord)? {
+        line.withUnsafeBufferPointer { decode($0) }
+    }
+
+    /// A JSON Lines record: `{"key":value,...}`, each key one of a plain record's fields, each once;
+    /// strings without escapes, other values up to the next delimiter (checked when read).
+    static func decode(_ b: UnsafeBufferPointer<UInt8>) -> (device: Range<Int>, record: PlainRecord)? {
+        var values = Values()
+        var i = 0
+        @inline(__always) func skipSpace() { while i < b.count, b[i] == 0x20 || b[i] == 0x09 { i += 1 } }
+        /// The string starting at `i` (its opening quote), without escapes or control characters.
+        @inline(__always) func string() -> Range<Int>? {
+            guard i < b.count, b[i] == UInt8(ascii: "\"") else { return nil }
+            let start = i + 1
+            i = start
+            while i < b.count, b[i] != UInt8(ascii: "\"") {
+                if b[i] == UInt8(ascii: "\\") || b[i] < 0x20 { return nil }
+                i += 1
+            }
+            guard i < b.count else { return nil }
+            i += 1
+            return start..<(i - 1)
+        }
+        skipSpace()
+        guard i < b.count, b[i] == UInt8(ascii: "{") else { return nil }
+        i += 1
+        while true {
+            skipSpace()
+            guard let key = string(), let field = Field(key: UnsafeBufferPointer(rebasing: b[key])) else { return nil }
+            skipSpace()
+            guard i < b.count, b[i] == UInt8(ascii: ":") else { return nil }
+            i += 1
+            skipSpace()
+            if i < b.count, b[i] == UInt8(ascii: "\"") {
+                guard let value = string(), values.set(field, value, isString: true) else { return nil }
+            } else {
+                let start = i
+                while i < b.count, b[i] != UInt8(ascii: ","), b[i] != UInt8(ascii: "}"), b[i] != 0x20, b[i] != 0x09 { i += 1 }
+                guard values.set(field, start..<i, isString: false) else { return nil }
+            }
+            skipSpace()
+            guard i < b.count else { return nil }
+            if b[i] == UInt8(ascii: ",") { i += 1; continue }
+            guard b[i] == UInt8(ascii: "}") else { return nil }
+            i += 1
+            skipSpace()
+            guard i == b.count else { return nil }
+            break
+        }
+        // Strings where strings belong, numbers elsewhere (a time may be either).
+        let mustBeStrings = Field.type.bit | Field.device.bit | Field.uuid.bit
+        guard values.strings & ~Field.t.bit == values.seen & mustBeStrings else { return nil }
+        let t = UnsafeBufferPointer(rebasing: b[values[.t]])
+        let time = values.strings & Field.t.bit != 0 ? RFC3339.parse(t) : (isJSONNumber(t) ? RFC3339.parseUnixSeconds(t) : nil)
+        return record(b, values, time: time)
+    }
+
+    /// The record `values` spell, once the format's own rules were checked: exactly a fix's fields,
+    /// or a sighting's (power optional), with values in range.
+    @inline(__always)
+    private static func record(_ b: UnsafeBufferPointer<UInt8>, _ values: Values,
+                               time: Timestamp?) -> (device: Range<Int>, record: PlainRecord)? {
+        guard let time, !values[.device].isEmpty else { return nil }
+        func bytes(_ field: Field) -> UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: b[values[field]]) }
+        func number(_ field: Field) -> Double? { DecimalNumber.parse(bytes(field)) }
+        func integer(_ field: Field, _ range: ClosedRange<Int>) -> Int? {
+            guard let v = number(field), v == v.rounded(), v >= Double(range.lowerBound), v <= Double(range.upperBound) else { return nil }
+            return Int(v)
+        }
+        let type = bytes(.type)
+        if values.seen == Field.fix && type.count == 3 && type[0] == UInt8(ascii: "f") && type[1] == UInt8(ascii: "i")
+            && type[2] == UInt8(ascii: "x") {
+            guard let latitude = number(.lat), let longitude = number(.lon), let accuracy = number(.accuracy) else { return nil }
+            return (values[.device], .fix(Fix(time: time, coordinate: Coordinate(latitude: latitude, longitude: longitude),
+                                             horizontalAccuracy: accuracy)))
+        }
+        guard values.seen & ~Field.power.bit == Field.sighting, type.count == 8,
+              memcmp(type.baseAddress!, ("sighting" as StaticString).utf8Start, 8) == 0,
+              let uuid = uuid(bytes(.uuid)), let major = integer(.major, 0...65535), let minor = integer(.minor, 0...65535),
+              let rssi = integer(.rssi, -200...0) else { return nil }
+        var power = BeaconSighting.defaultMeasuredPower
+        if values.seen & Field.power.bit != 0 {
+            guard let p = integer(.power, -200...50) else { return nil }
+            power = p
+        }
+        return (values[.device], .sighting(BeaconSighting(time: time, identity: BeaconIdentity(uuid: uuid, major: UInt16(major),
+                                                                                               minor: UInt16(minor)),
+                                                          rssi: rssi, measuredPower: power)))
+    }
+
+    /// A UUID written as 8-4-4-4-12 hexadecimal digits (either case) — the only form `UUID(uuidString:)`
+    /// takes; anything else is the general path's to refuse.
+    static func uuid(_ b: UnsafeBufferPointer<UInt8>) -> UUID? {
+        guard b.count == 36 else { return nil }
+        var bytes = (UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0),
+                     UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0))
+        let ok = withUnsafeMutableBytes(of: &bytes) { out -> Bool in
+            var i = 0, n = 0
+            func hex(_ c: UInt8) -> UInt8? {
+                switch c {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
+                case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
+                default: nil
+                }
+            }
+            while i < 36 {
+                if i == 8 || i == 13 || i == 18 || i == 23 {
+                    guard b[i] == UInt8(ascii: "-") else { return false }
+                    i += 1
+                    continue
+                }
+                guard let high = hex(b[i]), let low = hex(b[i + 1]) else { return false }
+                out[n] = high << 4 | low
+                n += 1
+                i += 2
+            }
+            return true
+        }
+        return ok ? UUID(uuid: bytes) : nil
+    }
+
+    /// What each column of a CSV header holds for a plain record.
+    struct CSVColumns {
+        /// The field of each column, `nil` for a column no plain record has.
+        fileprivate var fields: [Field?]
+
+        init(header: [String]) {
+            fields = header.map { name in Array(name.utf8).withUnsafeBufferPointer { Field(key: $0) } }
+        }
+    }
+
+    static func decodeCSV(_ line: [UInt8], columns: CSVColumns) -> (device: Range<Int>, record: PlainRecord)? {
+        line.withUnsafeBufferPointer { decodeCSV($0, columns: columns) }
+    }
+
+    /// A CSV row holding a plain record: no quotes, the record's cells, every other cell empty.
+    static func decodeCSV(_ b: UnsafeBufferPointer<UInt8>, columns: CSVColumns) -> (device: Range<Int>, record: PlainRecord)? {
+        guard let base = b.baseAddress else { return nil }
+        // Quoted cells are the general reader's; commas found by memchr, a line's few cells at a time.
+        guard memchr(base, Int32(UInt8(ascii: "\"")), b.count) == nil else { return nil }
+        var values = Values()
+        var start = 0, column = 0
+        let fields = columns.fields
+        while true {
+            guard column < fields.count else { return nil }
+            let cellEnd: Int
+            if let comma = memchr(base + start, Int32(UInt8(ascii: ",")), b.count - start) {
+                cellEnd = base.distance(to: comma.assumingMemoryBound(to: UInt8.self))
+            } else {
+                cellEnd = b.count
+            }
+            // (An empty cell is no field, as in the general reader.)
+            if cellEnd > start {
+                guard let field = fields[column], values.set(field, start..<cellEnd, isString: false) else { return nil }
+            }
+            column += 1
+            if cellEnd == b.count { break }
+            start = cellEnd + 1
+        }
+        guard column == fields.count else { return nil }
+        let t = UnsafeBufferPointer(rebasing: b[values[.t]])
+        return record(b, values, time: RFC3339.parseUnixSeconds(t) ?? RFC3339.parse(t))
+    }
+
+    /// RFC 8259's number grammar: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
+    static func isJSONNumber(_ n: UnsafeBufferPointer<UInt8>) -> Bool {
+        var i = 0
+        func digits() -> Int {
+            let start = i
+            while i < n.count, n[i] >= UInt8(ascii: "0"), n[i] <= UInt8(ascii: "9") { i += 1 }
+            return i - start
+        }
+        if i < n.count, n[i] == UInt8(ascii: "-") { i += 1 }
+        guard i < n.count else { return false }
+        if n[i] == UInt8(ascii: "0") { i += 1 } else if digits() == 0 { return false }
+        if i < n.count, n[i] == UInt8(ascii: ".") {
+            i += 1
+            guard digits() > 0 else { return false }
+        }
+        if i < n.count, n[i] == UInt8(ascii: "e") || n[i] == UInt8(ascii: "E") {
+            i += 1
+            if i < n.count, n[i] == UInt8(ascii: "+") || n[i] == UInt8(ascii: "-") { i += 1 }
+            guard digits() > 0 else { return false }
+        }
+        return i == n.count
+    }
+}
