@@ -35,21 +35,24 @@ enum CommandSupport {
         return count > 0 ? min(count, all) : all
     }
 
-    /// Reads the conditions into a new engine with `policy`.
-    static func loadEngine(conditions path: String, policy: MonitoringPolicy, repair: Bool) throws -> MonitoringEngine {
+    /// Reads the conditions into a new engine with `policy` whose batch paths use `threads` threads;
+    /// the features are parsed and checked, and the polygons' evaluation data built, on as many.
+    static func loadEngine(conditions path: String, policy: MonitoringPolicy, repair: Bool,
+                           threads: Int = usableProcessorCount) throws -> MonitoringEngine {
         let definitions: [ConditionDefinition]
         do {
-            definitions = try ConditionsReader.read(contentsOf: path, repair: repair)
+            definitions = try ConditionsReader.read(contentsOf: path, repair: repair, threads: threads)
         } catch {
             throw fail(error.description)
         }
         var engine = MonitoringEngine(policy: policy)
-        for definition in definitions {
-            do {
-                try engine.add(definition.condition, identifier: definition.identifier, assuming: definition.assuming)
-            } catch {
-                throw fail("\(path):\(definition.line): \(error)")
-            }
+        engine.batchThreads = threads
+        do {
+            try engine.add(contentsOf: definitions.map { ($0.condition, $0.identifier, $0.assuming) })
+        } catch {
+            // (The reader refuses duplicate identifiers first; this names the line all the same.)
+            let line = definitions.last { if case .duplicateIdentifier(let id) = error { $0.identifier == id } else { false } }?.line
+            throw fail("\(path):\(line.map(String.init) ?? "?"): \(error)")
         }
         return engine
     }

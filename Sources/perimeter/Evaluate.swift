@@ -35,9 +35,9 @@ struct Evaluate: ParsableCommand {
     @OptionGroup var policy: PolicyOptions
 
     func run() throws {
-        var engine = try CommandSupport.loadEngine(conditions: conditions, policy: policy.policy(), repair: repairPolygons)
         guard threads.map({ $0 >= 1 }) ?? true else { throw CommandSupport.fail("--threads must be at least 1") }
-        engine.batchThreads = threads ?? CommandSupport.usableProcessorCount
+        var engine = try CommandSupport.loadEngine(conditions: conditions, policy: policy.policy(), repair: repairPolygons,
+                                                   threads: threads ?? CommandSupport.usableProcessorCount)
         do throws(InputError) {
             var reader = try ObservationReader(path: observations, format: format)
             reader.threads = engine.batchThreads

@@ -15,7 +15,8 @@ struct Validate: ParsableCommand {
 
     func run() throws {
         do {
-            let definitions = try ConditionsReader.read(contentsOf: conditions, repair: repairPolygons)
+            let definitions = try ConditionsReader.read(contentsOf: conditions, repair: repairPolygons,
+                                                        threads: CommandSupport.usableProcessorCount)
             var circles = 0, polygons = 0, beacons = 0
             for definition in definitions {
                 switch definition.condition {

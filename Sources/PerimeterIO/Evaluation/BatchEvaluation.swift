@@ -240,7 +240,7 @@ final class EventChunk: @unchecked Sendable {
 
     func encode(_ events: ArraySlice<MonitorEvent>) {
         bytes.removeAll(keepingCapacity: true)
-        counts = EventCounts()
+        counts.removeAll()
         for event in events {
             counts.count(event)
             EventEncoding.append(event, to: &bytes)

@@ -68,6 +68,13 @@ struct EventCounts {
     private(set) var byVerdict = [Int](repeating: 0, count: verdicts.count)
     private(set) var byReason = [Int](repeating: 0, count: reasons.count)
 
+    /// Back to zero, keeping the arrays (no allocation per batch).
+    mutating func removeAll() {
+        events = 0
+        for k in byVerdict.indices { byVerdict[k] = 0 }
+        for k in byReason.indices { byReason[k] = 0 }
+    }
+
     mutating func count(_ event: MonitorEvent) {
         events += 1
         if let k = Self.verdicts.firstIndex(of: event.delivery.verdict) { byVerdict[k] += 1 }

@@ -16,17 +16,26 @@ public struct JSONParser {
     private let bytes: UnsafeBufferPointer<UInt8>
     private var position = 0
     private var line: Int
+    private let keepsNumberText: Bool
+    /// The elements `parse(_:deferringElementsOf:)` leaves for later, while it looks for them.
+    private var deferral: Deferral?
     /// Nesting limit, so hostile input cannot exhaust the stack.
     private static let maximumDepth = 512
 
-    private init(bytes: UnsafeBufferPointer<UInt8>, firstLine: Int) {
+    private init(bytes: UnsafeBufferPointer<UInt8>, firstLine: Int, keepsNumberText: Bool) {
         self.bytes = bytes
         line = firstLine
+        self.keepsNumberText = keepsNumberText
     }
 
     /// Parses one JSON text (surrounding whitespace allowed); `firstLine` is the line number of its first byte.
-    public static func parse(_ bytes: UnsafeBufferPointer<UInt8>, firstLine: Int = 1) throws(SyntaxError) -> JSONValue {
-        var parser = JSONParser(bytes: bytes, firstLine: firstLine)
+    ///
+    /// - Parameter keepingNumberText: whether `.number` keeps its text. Readers that use only the value
+    ///   pass `false`: the text of a number longer than 15 bytes (most coordinates) is a heap string,
+    ///   and a large file has a million of them. Without it `text` is empty.
+    public static func parse(_ bytes: UnsafeBufferPointer<UInt8>, firstLine: Int = 1,
+                             keepingNumberText: Bool = true) throws(SyntaxError) -> JSONValue {
+        var parser = JSONParser(bytes: bytes, firstLine: firstLine, keepsNumberText: keepingNumberText)
         parser.skipWhitespace()
         let value = try parser.parseValue(depth: 0)
         parser.skipWhitespace()
@@ -34,16 +43,165 @@ public struct JSONParser {
         return value
     }
 
-    public static func parse(_ text: String) throws(SyntaxError) -> JSONValue {
-        try parse(Array(text.utf8))
+    public static func parse(_ text: String, keepingNumberText: Bool = true) throws(SyntaxError) -> JSONValue {
+        try parse(Array(text.utf8), keepingNumberText: keepingNumberText)
     }
 
-    public static func parse(_ bytes: [UInt8]) throws(SyntaxError) -> JSONValue {
-        try bytes.withUnsafeBufferPointer { buffer throws(SyntaxError) in try parse(buffer) }
+    public static func parse(_ bytes: [UInt8], keepingNumberText: Bool = true) throws(SyntaxError) -> JSONValue {
+        try bytes.withUnsafeBufferPointer { buffer throws(SyntaxError) in
+            try parse(buffer, keepingNumberText: keepingNumberText)
+        }
     }
 
-    public static func parse(_ data: Data) throws(SyntaxError) -> JSONValue {
-        try parse([UInt8](data))
+    public static func parse(_ data: Data, keepingNumberText: Bool = true) throws(SyntaxError) -> JSONValue {
+        try parse([UInt8](data), keepingNumberText: keepingNumberText)
+    }
+
+    // MARK: Deferred elements
+
+    /// Where an element that `parse(_:deferringElementsOf:)` skipped lies: its bytes (from its first
+    /// byte to its last, no whitespace) and the line its first byte is on.
+    struct DeferredValue: Sendable, Hashable {
+        var range: Range<Int>
+        var line: Int
+    }
+
+    private struct Deferral {
+        let key: String
+        var elements: [DeferredValue]?
+        /// Only the root object's first member named `key` counts, as `JSONObject`'s subscript finds it.
+        var looking = true
+    }
+
+    /// Parses like `parse(_:)`, except the elements of the array that is the value of the root object's
+    /// first member named `key`: those are only skipped over, by matching brackets and quotes, and left
+    /// for `parse(_:deferred:)` (on several threads, say); the array comes back empty.
+    ///
+    /// `elements` is `nil` when nothing was deferred (the root is no object, or that member no array).
+    /// When this and `parse(_:deferred:)` on every element succeed, the text is valid JSON and the values
+    /// are the ones `parse(_:)` gives. Skipping checks little, so a text that is not JSON may fail later
+    /// or with another message than `parse(_:)`'s: on failure, parse the whole text to name the error.
+    static func parse(_ bytes: UnsafeBufferPointer<UInt8>, deferringElementsOf key: String,
+                      keepingNumberText: Bool = true) throws(SyntaxError) -> (root: JSONValue, elements: [DeferredValue]?) {
+        var parser = JSONParser(bytes: bytes, firstLine: 1, keepsNumberText: keepingNumberText)
+        parser.deferral = Deferral(key: key)
+        parser.skipWhitespace()
+        let value = try parser.parseValue(depth: 0)
+        parser.skipWhitespace()
+        guard parser.position == bytes.count else { throw parser.error("unexpected text after the JSON value") }
+        return (value, parser.deferral?.elements)
+    }
+
+    /// Parses one element that `parse(_:deferringElementsOf:)` deferred, at the nesting depth it has in
+    /// the whole text (2: root object, array, element), so the depth limit applies as in `parse(_:)`.
+    static func parse(_ bytes: UnsafeBufferPointer<UInt8>, deferred element: DeferredValue,
+                      keepingNumberText: Bool = true) throws(SyntaxError) -> JSONValue {
+        var parser = JSONParser(bytes: UnsafeBufferPointer(rebasing: bytes[element.range]), firstLine: element.line,
+                                keepsNumberText: keepingNumberText)
+        let value = try parser.parseValue(depth: 2)
+        guard parser.position == parser.bytes.count else { throw parser.error("unexpected text after the JSON value") }
+        return value
+    }
+
+    /// The deferred array: its syntax checked here, each element only skipped over.
+    private mutating func deferElements() throws(SyntaxError) -> JSONValue {
+        var elements: [DeferredValue] = []
+        position += 1
+        skipWhitespace()
+        if current == UInt8(ascii: "]") {
+            position += 1
+            deferral?.elements = elements
+            return .array([])
+        }
+        while true {
+            skipWhitespace()
+            let start = position, startLine = line
+            try skipValue()
+            elements.append(DeferredValue(range: start..<position, line: startLine))
+            skipWhitespace()
+            switch current {
+            case UInt8(ascii: ","): position += 1
+            case UInt8(ascii: "]"):
+                position += 1
+                deferral?.elements = elements
+                return .array([])
+            default: throw error("expected ',' or ']' in array")
+            }
+        }
+    }
+
+    /// Moves past one value, counting lines: to its matching bracket, its closing quote, or (a number or
+    /// literal) the next delimiter. Checks nothing else; parsing the skipped bytes does.
+    private mutating func skipValue() throws(SyntaxError) {
+        guard let first = current else { throw error("unexpected end of input, expected a value") }
+        switch first {
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            var depth = 0
+            while true {
+                skipToStructuralByte()
+                guard let byte = current else { throw error("unexpected end of input in an array or object") }
+                position += 1
+                switch byte {
+                case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+                case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                    depth -= 1
+                    if depth == 0 { return }
+                case UInt8(ascii: "\""): try skipStringBody()
+                case UInt8(ascii: "\n"): line += 1
+                default: break
+                }
+            }
+        case UInt8(ascii: "\""):
+            position += 1
+            try skipStringBody()
+        default:
+            while let byte = current {
+                switch byte {
+                case UInt8(ascii: ","), UInt8(ascii: "]"), UInt8(ascii: "}"),
+                     UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"), UInt8(ascii: "\n"): return
+                default: position += 1
+                }
+            }
+        }
+    }
+
+    /// Moves to the next bracket, quote or newline outside a string (or a few other bytes: `Y`, `_`, `y`,
+    /// DEL), or near the end. Eight bytes at a time: a large file is mostly digits, and this is the one
+    /// pass over all of it that no other thread shares.
+    private mutating func skipToStructuralByte() {
+        guard let base = bytes.baseAddress else { return }
+        /// 0x80 in each byte of `word` that is zero, and maybe in later ones; the lowest is exact.
+        func zeroBytes(_ word: UInt64) -> UInt64 {
+            (word &- 0x0101_0101_0101_0101) & ~word & 0x8080_8080_8080_8080
+        }
+        var p = position
+        while p + 8 <= bytes.count {
+            let word = UInt64(littleEndian: UnsafeRawPointer(base + p).loadUnaligned(as: UInt64.self))
+            // `[`, `]`, `{`, `}` (and Y, _, y, DEL) are the bytes that OR 0x26 makes 0x7F.
+            let found = zeroBytes((word | 0x2626_2626_2626_2626) ^ 0x7F7F_7F7F_7F7F_7F7F)
+                | zeroBytes(word ^ 0x2222_2222_2222_2222) | zeroBytes(word ^ 0x0A0A_0A0A_0A0A_0A0A)
+            if found != 0 {
+                p += found.trailingZeroBitCount >> 3
+                break
+            }
+            p += 8
+        }
+        position = p
+    }
+
+    /// Moves past a string's closing quote (the opening one already passed), escapes included.
+    private mutating func skipStringBody() throws(SyntaxError) {
+        while position < bytes.count {
+            switch bytes[position] {
+            case UInt8(ascii: "\""):
+                position += 1
+                return
+            case UInt8(ascii: "\\"): position += 2
+            case UInt8(ascii: "\n"): line += 1; position += 1  // invalid in a string; parsing says so
+            default: position += 1
+            }
+        }
+        throw error("unterminated string")
     }
 
     private func error(_ message: String) -> SyntaxError {
@@ -108,7 +266,13 @@ public struct JSONParser {
             guard current == UInt8(ascii: ":") else { throw error("expected ':' after member name \"\(key)\"") }
             position += 1
             skipWhitespace()
-            let value = try parseValue(depth: depth + 1)
+            let value: JSONValue
+            if depth == 0, deferral?.looking == true, key == deferral?.key {
+                deferral?.looking = false
+                value = current == UInt8(ascii: "[") ? try deferElements() : try parseValue(depth: depth + 1)
+            } else {
+                value = try parseValue(depth: depth + 1)
+            }
             object.members.append(.init(key: key, value: value, line: keyLine))
             skipWhitespace()
             switch current {
@@ -160,9 +324,11 @@ public struct JSONParser {
             guard skipDigits() > 0 else { throw error("invalid number: expected a digit in the exponent") }
         }
         let digits = UnsafeBufferPointer(rebasing: bytes[start..<position])
-        let text = String(decoding: digits, as: UTF8.self)
+        let text = keepsNumberText ? String(decoding: digits, as: UTF8.self) : ""
         // The byte-level reader answers for every finite value; `Double` words the rest (±infinity).
-        guard let value = DecimalNumber.parse(digits) ?? Double(text) else { throw error("invalid number \(text)") }
+        if let value = DecimalNumber.parse(digits) { return .number(text: text, value: value) }
+        let written = String(decoding: digits, as: UTF8.self)
+        guard let value = Double(written) else { throw error("invalid number \(written)") }
         return .number(text: text, value: value)
     }
 
