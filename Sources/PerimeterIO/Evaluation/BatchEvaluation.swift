@@ -30,6 +30,8 @@ public enum BatchEvaluation {
 
     /// Fixes handed to the engine's batch path at once.
     static let batchSize = 65536
+    /// Fewer pending records than this are applied one at a time.
+    static let smallestBatch = 64
     /// Batches of at least this many events are encoded in parallel.
     static let parallelEncoding = 256
 
@@ -105,9 +107,25 @@ public enum BatchEvaluation {
         var sightingBatch: [SightingRecord] = []
         let keepTexts = badRecords == .quarantine
 
-        /// Applies the pending fixes and writes their events; a refused fix is rejected and the rest
-        /// of the batch applied after it, as often as fixes are refused.
+        /// Applies the pending fixes or sightings and writes their events; a refused record is
+        /// rejected and the rest of the batch applied after it, as often as records are refused.
         func drain(_ engine: inout MonitoringEngine, outputs: inout Outputs) throws(InputError) {
+            // A few records (fixes and sightings that alternate) one at a time: a batch's set-up
+            // (a slot per device, threads) would cost more than they do.
+            if pending.count + pendingSightings.count < Self.smallestBatch {
+                for (k, p) in pending.enumerated() {
+                    try applyOne(.fix(p.fix), number: p.deviceNumber, line: p.line, text: keepTexts ? pendingTexts[k] : "",
+                                 &engine, outputs: &outputs)
+                }
+                for (k, p) in pendingSightings.enumerated() {
+                    try applyOne(.sighting(p.sighting), number: p.deviceNumber, line: p.line, text: keepTexts ? pendingTexts[k] : "",
+                                 &engine, outputs: &outputs)
+                }
+                pending.removeAll(keepingCapacity: true)
+                pendingSightings.removeAll(keepingCapacity: true)
+                pendingTexts.removeAll(keepingCapacity: true)
+                return
+            }
             if !pending.isEmpty {
                 batch.removeAll(keepingCapacity: true)
                 for p in pending {
@@ -132,6 +150,22 @@ public enum BatchEvaluation {
                 }
             }
             pendingTexts.removeAll(keepingCapacity: true)
+        }
+
+        /// Applies one record and writes its events; a refused record is rejected after the events
+        /// that the time before it produced.
+        func applyOne(_ observation: Observation, number: Int32, line: Int, text: @autoclosure () -> String,
+                      _ engine: inout MonitoringEngine, outputs: inout Outputs) throws(InputError) {
+            events.removeAll(keepingCapacity: true)
+            do throws(ObservationProblem) {
+                try engine.process(observation, device: deviceID(number: number, &engine), cause: line, into: &events)
+            } catch {
+                try write(events, &engine, outputs: &outputs)
+                events.removeAll(keepingCapacity: true)
+                try reject(InputError(file: observations.file, line: line, field: error.field, message: error.message),
+                           text: text(), outputs: &outputs)
+            }
+            try write(events, &engine, outputs: &outputs)
         }
 
         /// Applies a batch of `count` records from its start, then after each record it refuses
@@ -199,18 +233,8 @@ public enum BatchEvaluation {
                     break
                 }
                 try drain(&engine, outputs: &outputs)
-                events.removeAll(keepingCapacity: true)
-                do throws(ObservationProblem) {
-                    try engine.process(record.observation, device: deviceID(number: record.deviceNumber, &engine),
-                                       cause: record.line, into: &events)
-                } catch {
-                    // Write what the time before the refused record produced, then refuse it.
-                    try write(events, &engine, outputs: &outputs)
-                    events.removeAll(keepingCapacity: true)
-                    try reject(InputError(file: observations.file, line: record.line, field: error.field, message: error.message),
-                               text: observations.currentLineText, outputs: &outputs)
-                }
-                try write(events, &engine, outputs: &outputs)
+                try applyOne(record.observation, number: record.deviceNumber, line: record.line,
+                             text: observations.currentLineText, &engine, outputs: &outputs)
             case .failure(let error):
                 try drain(&engine, outputs: &outputs)
                 try reject(error, text: observations.currentLineText, outputs: &outputs)
