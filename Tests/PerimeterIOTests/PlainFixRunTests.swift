@@ -30,15 +30,17 @@ import PerimeterTestSupport
     }
 
     /// Bulk runs with limits drawn at random (1 up to many blocks' worth), `next()` wherever a run stops.
+    /// With `threads` of 0, the thread count changes from run to run (1 to 4).
     static func inRuns(_ path: String, threads: Int, seed: UInt64) throws -> (items: [Item], plain: Int) {
         var reader = try ObservationReader(path: path)
-        reader.threads = threads
+        reader.threads = max(1, threads)
         var rng = SplitMix64(seed: seed)
         var items: [Item] = [], plain = 0
         var run: [PlainFixRecord] = []
         while true {
             run.removeAll()
             let limit = Bool.random(using: &rng) ? Int.random(in: 1...3000, using: &rng) : Int.random(in: 1...40_000, using: &rng)
+            if threads == 0 { reader.threads = Int.random(in: 1...4, using: &rng) }
             let n = reader.readPlainFixes(into: &run, limit: limit)
             #expect(n == run.count)
             if n > 0 {
@@ -106,7 +108,7 @@ import PerimeterTestSupport
         return lines
     }
 
-    @Test(arguments: [false, true], [1, 3])
+    @Test(arguments: [false, true], [1, 3, 0])
     func bulkRunsReadWhatOneAtATimeReads(csv: Bool, threads: Int) throws {
         let trailingNewline = threads == 1
         var lines = Self.records(csv: csv, count: 40_000, seed: csv ? 21 : 22)
@@ -123,5 +125,26 @@ import PerimeterTestSupport
         }
         #expect(oracle.contains { if case .error = $0 { true } else { false } })
         #expect(oracle.contains { if case .record(let device, _, _) = $0 { device.hasPrefix("L") } else { false } })
+    }
+}
+
+extension PlainFixRunTests {
+    /// Fewer threads than the run before: only as many shares as threads now count.
+    @Test func fewerThreadsThanBefore() throws {
+        let lines = (0..<30_000).map { k in
+            "{\"type\":\"fix\",\"device\":\"d\(k % 97)\",\"t\":\(1_772_352_000 + k),\"lat\":48.\(k),\"lon\":2.\(k),\"accuracy\":5}"
+        }
+        let path = try Fixture.write(lines.joined(separator: "\n") + "\n", named: "fewer.jsonl")
+        let oracle = try Self.oneAtATime(path)
+        var reader = try ObservationReader(path: path)
+        var run: [PlainFixRecord] = [], items: [Item] = []
+        for threads in [4, 2, 3, 1] {
+            reader.threads = threads
+            run.removeAll()
+            _ = reader.readPlainFixes(into: &run, limit: 7_000)
+            items += run.map { .record(device: reader.deviceName($0.deviceNumber), observation: .fix($0.fix), line: $0.line) }
+        }
+        while let next = reader.next() { items.append(Self.item(next)) }
+        #expect(items == oracle)
     }
 }

@@ -124,7 +124,9 @@ public struct ObservationReader: ~Copyable {
             bounds.append(b)
         }
         bounds.append(block.count)
-        let shares = self.shares, columns = csvColumns, known = devices, ranges = zip(bounds, bounds.dropFirst()).map { $0..<$1 }
+        // (Only the first `threads` shares: `threads` may have been lowered since more were made.)
+        let shares = Array(self.shares[..<threads]), columns = csvColumns, known = devices
+        let ranges = zip(bounds, bounds.dropFirst()).map { $0..<$1 }
         nonisolated(unsafe) let unsafeBlock = block
         DispatchQueue.concurrentPerform(iterations: threads) { k in
             shares[k].decode(unsafeBlock, ranges[k], format: format, columns: columns, known: known)
