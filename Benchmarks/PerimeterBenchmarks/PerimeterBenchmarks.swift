@@ -107,6 +107,33 @@ let benchmarks: @Sendable () -> Void = {
         return (engine, sightings)
     }
 
+    // W3 with state through the sighting batch path (batches of 4,096 on one thread), same workload.
+    Benchmark("W3 beacons stateful, 100k conditions, batches of 4096", configuration: .init(scalingFactor: .kilo)) { (benchmark: Benchmark, setup: (MonitoringEngine, [(Int, BeaconSighting)])) in
+        var (engine, sightings) = setup
+        let ids = (0..<10_000).map { engine.deviceID("d\($0)") }
+        let records = sightings.dropFirst(10_000).prefix(benchmark.scaledIterations.count).enumerated().map {
+            SightingRecord(device: ids[$1.0], sighting: $1.1, cause: $0)
+        }
+        var events: [MonitorEvent] = []
+        events.reserveCapacity(4 * 4096)
+        benchmark.startMeasurement()
+        var from = 0
+        while from < records.count {
+            let to = min(records.count, from + 4096)
+            try engine.process(Array(records[from..<to]), into: &events)
+            events.removeAll(keepingCapacity: true)
+            from = to
+        }
+        benchmark.stopMeasurement()
+        blackHole(events.count)
+    } setup: { () -> (MonitoringEngine, [(Int, BeaconSighting)]) in
+        var (engine, sightings) = beaconWorkload()
+        let ids = (0..<10_000).map { engine.deviceID("d\($0)") }
+        var events: [MonitorEvent] = []
+        for (i, s) in sightings.prefix(10_000).enumerated() { try! engine.process(.sighting(s.1), device: ids[s.0], cause: i, into: &events) }
+        return (engine, sightings)
+    }
+
     // Embedded use: one fix at a time through the Monitor actor, 20k conditions (latency percentiles).
     Benchmark("Monitor.process one fix, 10k circles + 10k polygons",
               configuration: .init(metrics: [.wallClock, .mallocCountTotal], scalingFactor: .one, maxIterations: 100_000)) { (benchmark: Benchmark, monitor: Monitor) async throws in

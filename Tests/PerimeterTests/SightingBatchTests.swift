@@ -80,3 +80,26 @@ import Testing
         #expect(later == expectedLater)
     }
 }
+
+extension SightingBatchTests {
+    /// A batch checks each device against its latest record before the batch, even when that record
+    /// came one at a time after an earlier batch (the batch's own per-device times are not carried
+    /// over).
+    @Test func aBatchSeesRecordsAppliedSinceTheLastBatch() throws {
+        var engine = try Self.engine(threads: 1)
+        let d = engine.deviceID("d"), e = engine.deviceID("e")
+        func sighting(_ device: DeviceID, at seconds: Double, cause: Int) -> SightingRecord {
+            SightingRecord(device: device, sighting: BeaconSighting(time: T.at(seconds), identity: BeaconIdentity(uuid: T.uuid, major: 1, minor: 1),
+                                                                    rssi: -60), cause: cause)
+        }
+        var events: [MonitorEvent] = []
+        try engine.process([sighting(d, at: 10, cause: 1), sighting(e, at: 10, cause: 2)], into: &events)
+        try engine.process(.sighting(sighting(d, at: 20, cause: 3).sighting), device: d, cause: 3, into: &events)
+        #expect(throws: BatchProblem.self) { try engine.process([sighting(e, at: 12, cause: 4), sighting(d, at: 15, cause: 5)], into: &events) }
+        do throws(BatchProblem) {
+            try engine.process([sighting(e, at: 13, cause: 6), sighting(d, at: 16, cause: 7)], into: &events)
+        } catch {
+            #expect(error.index == 1)
+        }
+    }
+}

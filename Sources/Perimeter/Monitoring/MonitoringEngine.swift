@@ -16,6 +16,11 @@ public struct MonitoringEngine: Sendable {
     /// The latest record time seen from any device: the stream time at which a condition is added.
     private var latestTime: Timestamp?
     private var scratch = EvaluationScratch()
+    /// `firstRefusal`'s per-device scratch: a device's latest time in the current batch, and the mark
+    /// of the batch that set it.
+    private var batchLatest: [Timestamp] = []
+    private var batchMarks: [UInt32] = []
+    private var batchMark: UInt32 = 0
 
     /// - Precondition: `policy.problem() == nil`.
     public init(policy: MonitoringPolicy = MonitoringPolicy()) {
@@ -230,9 +235,21 @@ public struct MonitoringEngine: Sendable {
 
     /// The first record of a batch that `check` refuses or that is older than its device's previous
     /// record (in the batch or before it), if any.
-    private func firstRefusal(count: Int, device: (Int) -> DeviceID, time: (Int) -> Timestamp,
-                              check: (Int) throws(ObservationProblem) -> Void) -> BatchProblem? {
-        var latest = [Timestamp?](repeating: nil, count: devices.count)
+    ///
+    /// Each device's latest time in the batch is kept in `batchLatest`, valid where `batchMarks`
+    /// holds this batch's mark: arrays kept from batch to batch, since clearing a slot per device for
+    /// every batch cost more than a small batch's records.
+    private mutating func firstRefusal(count: Int, device: (Int) -> DeviceID, time: (Int) -> Timestamp,
+                                       check: (Int) throws(ObservationProblem) -> Void) -> BatchProblem? {
+        if batchMarks.count < devices.count {
+            batchMarks += repeatElement(0, count: devices.count - batchMarks.count)
+            batchLatest += repeatElement(Timestamp(nanosecondsSinceEpoch: 0), count: devices.count - batchLatest.count)
+        }
+        if batchMark == .max {
+            for k in batchMarks.indices { batchMarks[k] = 0 }
+            batchMark = 0
+        }
+        batchMark += 1
         for k in 0..<count {
             let di = Int(device(k).index)
             do throws(ObservationProblem) {
@@ -240,11 +257,12 @@ public struct MonitoringEngine: Sendable {
             } catch {
                 return BatchProblem(index: k, problem: error)
             }
-            let last = latest[di] ?? (devices[di].hasStarted ? devices[di].lastTime : nil)
+            let last = batchMarks[di] == batchMark ? batchLatest[di] : (devices[di].hasStarted ? devices[di].lastTime : nil)
             if let last, time(k) < last {
                 return BatchProblem(index: k, problem: DeviceState.outOfOrder(device: devices[di].name, time: time(k), previous: last))
             }
-            latest[di] = time(k)
+            batchMarks[di] = batchMark
+            batchLatest[di] = time(k)
         }
         return nil
     }
