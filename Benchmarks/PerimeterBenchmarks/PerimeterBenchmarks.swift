@@ -98,13 +98,8 @@ let benchmarks: @Sendable () -> Void = {
         }
         benchmark.stopMeasurement()
         blackHole(events.count)
-    } setup: { () -> (MonitoringEngine, [(Int, BeaconSighting)]) in
-        // Every device's first sighting happens here, so that iterations measure the steady state.
-        var (engine, sightings) = beaconWorkload()
-        let ids = (0..<10_000).map { engine.deviceID("d\($0)") }
-        var events: [MonitorEvent] = []
-        for (i, s) in sightings.prefix(10_000).enumerated() { try! engine.process(.sighting(s.1), device: ids[s.0], cause: i, into: &events) }
-        return (engine, sightings)
+    } setup: {
+        steadyBeaconWorkload()
     }
 
     // W3 with state through the sighting batch path (batches of 4,096 on one thread), same workload.
@@ -126,12 +121,8 @@ let benchmarks: @Sendable () -> Void = {
         }
         benchmark.stopMeasurement()
         blackHole(events.count)
-    } setup: { () -> (MonitoringEngine, [(Int, BeaconSighting)]) in
-        var (engine, sightings) = beaconWorkload()
-        let ids = (0..<10_000).map { engine.deviceID("d\($0)") }
-        var events: [MonitorEvent] = []
-        for (i, s) in sightings.prefix(10_000).enumerated() { try! engine.process(.sighting(s.1), device: ids[s.0], cause: i, into: &events) }
-        return (engine, sightings)
+    } setup: {
+        steadyBeaconWorkload()
     }
 
     // Embedded use: one fix at a time through the Monitor actor, 20k conditions (latency percentiles).
@@ -195,6 +186,15 @@ func singlePolygons() -> [(String, [GeoPolygon])] {
     var rng = Workload.Generator(seed: 4096)
     result.append(("spiky-4096", [Workload.star(4096, around: Workload.centre, low: 2_500, high: 25_000, &rng)]))
     return result
+}
+
+/// `beaconWorkload()` after every device's first sighting, so that iterations measure the steady state.
+func steadyBeaconWorkload() -> (MonitoringEngine, [(Int, BeaconSighting)]) {
+    var (engine, sightings) = beaconWorkload()
+    let ids = (0..<10_000).map { engine.deviceID("d\($0)") }
+    var events: [MonitorEvent] = []
+    for (i, s) in sightings.prefix(10_000).enumerated() { try! engine.process(.sighting(s.1), device: ids[s.0], cause: i, into: &events) }
+    return (engine, sightings)
 }
 
 /// 100k beacon conditions over 64 UUIDs (uuid only, uuid+major, uuid+major+minor) and 200k sightings

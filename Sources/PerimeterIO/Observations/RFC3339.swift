@@ -132,29 +132,26 @@ public enum RFC3339 {
             days -= 1
         }
         let (year, month, day) = civilFromDays(Int(days))
-        appendPadded(year, 4, to: &out)
+        JSONText.appendDecimal(year, width: 4, to: &out)
         out.append(UInt8(ascii: "-"))
-        appendPadded(month, 2, to: &out)
+        JSONText.appendDecimal(month, width: 2, to: &out)
         out.append(UInt8(ascii: "-"))
-        appendPadded(day, 2, to: &out)
+        JSONText.appendDecimal(day, width: 2, to: &out)
         out.append(UInt8(ascii: "T"))
-        appendPadded(Int(secondOfDay / 3600), 2, to: &out)
+        JSONText.appendDecimal(Int(secondOfDay / 3600), width: 2, to: &out)
         out.append(UInt8(ascii: ":"))
-        appendPadded(Int(secondOfDay / 60 % 60), 2, to: &out)
+        JSONText.appendDecimal(Int(secondOfDay / 60 % 60), width: 2, to: &out)
         out.append(UInt8(ascii: ":"))
-        appendPadded(Int(secondOfDay % 60), 2, to: &out)
+        JSONText.appendDecimal(Int(secondOfDay % 60), width: 2, to: &out)
         if fraction != 0 {
             out.append(UInt8(ascii: "."))
             var digits = 9, f = Int(fraction)
             while f % 10 == 0 { f /= 10; digits -= 1 }
-            appendPadded(f, digits, to: &out)
+            JSONText.appendDecimal(f, width: digits, to: &out)
         }
         out.append(UInt8(ascii: "Z"))
     }
 
-    private static func appendPadded(_ value: Int, _ width: Int, to out: inout [UInt8]) {
-        JSONText.appendDecimal(value, width: width, to: &out)
-    }
 
     private static func isLeap(_ y: Int) -> Bool { (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 }
 
