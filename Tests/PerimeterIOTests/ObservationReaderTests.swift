@@ -21,6 +21,7 @@ import Testing
         (#"{"type":"fix","device":"d","t":"2026-03-01T08:00:01Z","lat":"north","lon":2.35,"accuracy":5}"#, "lat", "expected a number"),
         (#"{"type":"fix","device":"d","t":"yesterday","lat":1,"lon":2.35,"accuracy":5}"#, "t", "RFC 3339"),
         (#"{"type":"fix","device":"d","t":"2026-02-30T08:00:00Z","lat":1,"lon":2.35,"accuracy":5}"#, "t", "RFC 3339"),
+        (#"{"type":"fix","device":"d","t":17723520001,"lat":1,"lon":2.35,"accuracy":5}"#, "t", "Unix seconds"),
         (#"{"type":"fix","device":"d","t":1,"lat":1,"lon":2,"accuracy":5,"sped":3}"#, "sped", "has no field"),
         (#"{"type":"teleport","device":"d","t":1}"#, "type", "unknown record type"),
         (#"{"type":"sighting","device":"d","t":1,"uuid":"x","major":1,"minor":2,"rssi":-50}"#, "uuid", "expected a UUID"),

@@ -96,6 +96,10 @@ import Testing
         #expect(RFC3339.parseUnixSeconds("-1.5") == Timestamp(nanosecondsSinceEpoch: -1_500_000_000))
         #expect(RFC3339.parseUnixSeconds("1.7723520e9") == Timestamp(nanosecondsSinceEpoch: 1_772_352_000_000_000_000))
         #expect(RFC3339.parseUnixSeconds("12abc") == nil)
+        // Beyond 64-bit nanoseconds (2262): refused, not an overflow trap.
+        #expect(RFC3339.parseUnixSeconds("17723520001") == nil)
+        #expect(RFC3339.parseUnixSeconds("-99999999999.5") == nil)
+        #expect(RFC3339.parseUnixSeconds("9223372036") == Timestamp(nanosecondsSinceEpoch: 9_223_372_036_000_000_000))
         #expect(RFC3339.format(Timestamp(nanosecondsSinceEpoch: 1_772_352_000_100_000_000)) == "2026-03-01T08:00:00.1Z")
         #expect(RFC3339.format(Timestamp(nanosecondsSinceEpoch: -500_000_000)) == "1969-12-31T23:59:59.5Z")
         var rng = SplitMix64(seed: 3)
@@ -197,15 +201,25 @@ extension PlainRecordDecoderTests {
     @Test func csvFastPathAgreesWithTheGeneralReader() throws {
         var rng = SplitMix64(seed: 13)
         let header = ["type", "device", "t", "lat", "lon", "accuracy", "speed", "uuid"]
-        let numbers = ["0", "-0", "12", "-12.5", "1e3", "01", "1.", ".5", "0x1A", "48.8566", " 3", "nan", "inf", ""]
+        let numbers = ["0", "-0", "12", "-12.5", "1e3", "01", "1.", ".5", "0x1A", "48.8566", " 3", "nan", "inf", "",
+                       "-179.99999999999997", "48.123456789012345678901", "1234567.1234", "\"48.5\"", "4\"8"]
         var rows = ["type,device,t,lat,lon,accuracy,speed,uuid"]
         for _ in 0..<3000 {
-            let t = ["1772352000", "1772352000.25", "2026-03-01T08:00:00Z", "later", "", "+5"].randomElement(using: &rng)!
+            let t = ["1772352000", "1772352000.25", "2026-03-01T08:00:00Z", "later", "", "+5", "17723520001", "\"1772352000\""]
+                .randomElement(using: &rng)!
             let type = ["fix", "fix", "fix", "sighting", "Fix"].randomElement(using: &rng)!
-            let device = ["d1", "é", "", "\"q\""].randomElement(using: &rng)!
+            // Cells longer than a word, with a quote at various places, test the scan for the cell's end.
+            let device = ["d1", "é", "", "\"q\"", "a-long-device-name-42", "abcdefg\"", "abcdefgh\"i", "a-long-device\"name"]
+                .randomElement(using: &rng)!
             let extra = Int.random(in: 0..<6, using: &rng) == 0 ? "3" : ""
-            rows.append([type, device, t, numbers.randomElement(using: &rng)!, numbers.randomElement(using: &rng)!,
-                         numbers.randomElement(using: &rng)!, extra, ""].joined(separator: ","))
+            var cells = [type, device, t, numbers.randomElement(using: &rng)!, numbers.randomElement(using: &rng)!,
+                         numbers.randomElement(using: &rng)!, extra, ""]
+            switch Int.random(in: 0..<12, using: &rng) {
+            case 0: cells.append("")  // a cell more than the header has
+            case 1: cells.removeLast()  // one fewer
+            default: break
+            }
+            rows.append(cells.joined(separator: ","))
         }
         let path = try Fixture.write(rows.joined(separator: "\n") + "\n", named: "fast.csv")
         // The general reader, line by line, is the oracle: decode each row through RecordFields.
@@ -217,6 +231,7 @@ extension PlainRecordDecoderTests {
             let device = String(decoding: Array(row.utf8)[range], as: UTF8.self)
             fast += 1
             guard case .success(let cells) = CSVRow.split(Array(row.utf8)) else { Issue.record("split \(row)"); continue }
+            #expect(cells.count == header.count, "a row of \(cells.count) cells: \(row)")
             let fields = zip(header, cells).filter { !$0.1.isEmpty }.map { ($0.0, RecordFields.Value.text($0.1)) }
             let expected = try? ObservationDecoding.decode(RecordFields(fields: fields))
             #expect(expected?.device == device && expected?.observation == observation, "\(row)")

@@ -23,7 +23,16 @@ enum DecimalNumber {
     /// ones take their first 19 significant digits again (`significantDigits`) and note the rest.
     @inline(__always)
     static func parse(_ n: UnsafeBufferPointer<UInt8>) -> Double? {
-        var i = 0
+        guard let (value, end) = parse(n, from: 0), end == n.count else { return nil }
+        return value
+    }
+
+    /// The JSON number that starts at `start` in `n` and its end: it ends at the first byte its
+    /// grammar cannot continue with, which the caller checks is a delimiter. `nil` if no number
+    /// starts there, or one breaks off (`1.`, `2e`), or its value is not finite.
+    @inline(__always)
+    static func parse(_ n: UnsafeBufferPointer<UInt8>, from start: Int) -> (value: Double, end: Int)? {
+        var i = start
         let negative = i < n.count && n[i] == UInt8(ascii: "-")
         if negative { i += 1 }
         guard i < n.count else { return nil }
@@ -61,37 +70,58 @@ enum DecimalNumber {
             guard i > start else { return nil }
             exponent = sign * value
         }
-        guard i == n.count else { return nil }
         var dropped = false
         if integer.count + fraction.count <= 19 {
             exponent -= fraction.count
         } else {
             (significand, exponent, dropped) = significantDigits(n, integer, fraction, exponent: exponent)
         }
-        if significand == 0 && !dropped { return negative ? -0.0 : 0.0 }
-        if !dropped, let value = exact(significand, exponent) { return negative ? -value : value }
-        return viaStrtod(n)
+        if significand == 0 && !dropped { return (negative ? -0.0 : 0.0, i) }
+        if !dropped, let value = exact(significand, exponent) { return (negative ? -value : value, i) }
+        return viaStrtod(UnsafeBufferPointer(rebasing: n[start..<i])).map { ($0, i) }
+    }
+
+    /// The value of the eight bytes at `i` when all eight are decimal digits (one load, three
+    /// multiplications — the usual SWAR conversion), else `nil`.
+    @inline(__always)
+    static func eightDigits(_ n: UnsafeBufferPointer<UInt8>, at i: Int) -> UInt64? {
+        guard i + 8 <= n.count, let base = n.baseAddress else { return nil }
+        let chunk = UInt64(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self))
+        // Every byte in 0x30 ... 0x39: high nibble 3, and still 3 after adding 6.
+        guard chunk & 0xF0F0_F0F0_F0F0_F0F0 == 0x3030_3030_3030_3030,
+              (chunk &+ 0x0606_0606_0606_0606) & 0xF0F0_F0F0_F0F0_F0F0 == 0x3030_3030_3030_3030 else { return nil }
+        // The first digit is the lowest byte: combine pairs, then fours, then the eight.
+        var v = chunk & 0x0F0F_0F0F_0F0F_0F0F
+        v = (v &* 10 &+ (v >> 8)) & 0x00FF_00FF_00FF_00FF
+        v = (v &* 100 &+ (v >> 16)) & 0x0000_FFFF_0000_FFFF
+        v = (v &* 10_000 &+ (v >> 32)) & 0x0000_0000_FFFF_FFFF
+        return v
+    }
+
+    /// `eightDigits(_:at:)` for four bytes.
+    @inline(__always)
+    static func fourDigits(_ n: UnsafeBufferPointer<UInt8>, at i: Int) -> UInt64? {
+        guard i + 4 <= n.count, let base = n.baseAddress else { return nil }
+        let chunk = UInt32(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt32.self))
+        guard chunk & 0xF0F0_F0F0 == 0x3030_3030, (chunk &+ 0x0606_0606) & 0xF0F0_F0F0 == 0x3030_3030 else { return nil }
+        var v = chunk & 0x0F0F_0F0F
+        v = (v &* 10 &+ (v >> 8)) & 0x00FF_00FF
+        v = (v &* 100 &+ (v >> 16)) & 0x0000_FFFF
+        return UInt64(v)
     }
 
     /// Appends the run of digits at `i` to `significand` (wrapping past 19 digits, which the caller
-    /// then reads again), moving `i` past them: eight at a time while eight bytes remain (one load,
-    /// three multiplications — the usual SWAR conversion), then one by one.
+    /// then reads again), moving `i` past them: eight at a time while eight digits follow, then four,
+    /// then one by one.
     @inline(__always)
     private static func accumulateDigits(_ n: UnsafeBufferPointer<UInt8>, from i: inout Int, into significand: inout UInt64) {
-        if let base = n.baseAddress {
-            while i + 8 <= n.count {
-                let chunk = UInt64(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self))
-                // Every byte in 0x30 ... 0x39: high nibble 3, and still 3 after adding 6.
-                guard chunk & 0xF0F0_F0F0_F0F0_F0F0 == 0x3030_3030_3030_3030,
-                      (chunk &+ 0x0606_0606_0606_0606) & 0xF0F0_F0F0_F0F0_F0F0 == 0x3030_3030_3030_3030 else { break }
-                // The first digit is the lowest byte: combine pairs, then fours, then the eight.
-                var v = chunk & 0x0F0F_0F0F_0F0F_0F0F
-                v = (v &* 10 &+ (v >> 8)) & 0x00FF_00FF_00FF_00FF
-                v = (v &* 100 &+ (v >> 16)) & 0x0000_FFFF_0000_FFFF
-                v = (v &* 10_000 &+ (v >> 32)) & 0x0000_0000_FFFF_FFFF
-                significand = significand &* 100_000_000 &+ v
-                i += 8
-            }
+        while let v = eightDigits(n, at: i) {
+            significand = significand &* 100_000_000 &+ v
+            i += 8
+        }
+        if let v = fourDigits(n, at: i) {
+            significand = significand &* 10_000 &+ v
+            i += 4
         }
         while i < n.count, n[i] &- UInt8(ascii: "0") < 10 {
             significand = significand &* 10 &+ UInt64(n[i] &- UInt8(ascii: "0"))

@@ -29,6 +29,9 @@ enum PlainRecordDecoder {
         static let fix: UInt16 = common | Field.lat.bit | Field.lon.bit | Field.accuracy.bit
         static let sighting: UInt16 = common | Field.uuid.bit | Field.major.bit | Field.minor.bit | Field.rssi.bit
 
+        /// Whether the field's value is text (a JSON string); the time may be either; the rest are numbers.
+        var isText: Bool { self == .type || self == .device || self == .uuid }
+
         /// The field a key's bytes name, if any.
         @inline(__always)
         init?(key: UnsafeBufferPointer<UInt8>) {
@@ -50,56 +53,47 @@ enum PlainRecordDecoder {
         }
     }
 
-    /// Where each field's value lies in the line, which fields were seen, and which were JSON strings.
+    /// What a line held: where its text fields lie in it, its numbers' values, and which fields it had.
     fileprivate struct Values {
-        // One stored range per field (an array would be an allocation per record).
-        private var type = 0..<0, device = 0..<0, t = 0..<0, lat = 0..<0, lon = 0..<0, accuracy = 0..<0
-        private var uuid = 0..<0, major = 0..<0, minor = 0..<0, rssi = 0..<0, power = 0..<0
         private(set) var seen: UInt16 = 0
-        private(set) var strings: UInt16 = 0
+        var type = 0..<0, device = 0..<0, uuid = 0..<0, t = 0..<0
+        /// Whether the time was a JSON string (RFC 3339) rather than a number (Unix seconds).
+        var timeIsString = false
+        var lat = 0.0, lon = 0.0, accuracy = 0.0, major = 0.0, minor = 0.0, rssi = 0.0, power = 0.0
 
-        /// The field's value (empty if it was not seen).
-        subscript(field: Field) -> Range<Int> {
-            get {
-                switch field {
-                case .type: type
-                case .device: device
-                case .t: t
-                case .lat: lat
-                case .lon: lon
-                case .accuracy: accuracy
-                case .uuid: uuid
-                case .major: major
-                case .minor: minor
-                case .rssi: rssi
-                case .power: power
-                }
-            }
-            set {
-                switch field {
-                case .type: type = newValue
-                case .device: device = newValue
-                case .t: t = newValue
-                case .lat: lat = newValue
-                case .lon: lon = newValue
-                case .accuracy: accuracy = newValue
-                case .uuid: uuid = newValue
-                case .major: major = newValue
-                case .minor: minor = newValue
-                case .rssi: rssi = newValue
-                case .power: power = newValue
-                }
+        /// Notes that the line has `field`; false if it had it already.
+        @inline(__always)
+        mutating func see(_ field: Field) -> Bool {
+            guard seen & field.bit == 0 else { return false }
+            seen |= field.bit
+            return true
+        }
+
+        /// Notes where a text field's value (or the time's) lies.
+        @inline(__always)
+        mutating func setText(_ field: Field, _ range: Range<Int>) {
+            switch field {
+            case .type: type = range
+            case .device: device = range
+            case .uuid: uuid = range
+            case .t: t = range
+            default: break
             }
         }
 
-        /// Notes `field`'s value; false if the field was seen already.
+        /// Notes a number field's value.
         @inline(__always)
-        mutating func set(_ field: Field, _ range: Range<Int>, isString: Bool) -> Bool {
-            guard seen & field.bit == 0 else { return false }
-            seen |= field.bit
-            if isString { strings |= field.bit }
-            self[field] = range
-            return true
+        mutating func setNumber(_ field: Field, _ value: Double) {
+            switch field {
+            case .lat: lat = value
+            case .lon: lon = value
+            case .accuracy: accuracy = value
+            case .major: major = value
+            case .minor: minor = value
+            case .rssi: rssi = value
+            case .power: power = value
+            default: break
+            }
         }
     }
 
@@ -118,7 +112,7 @@ enum PlainRecordDecoder {
     }
 
     /// A JSON Lines record: `{"key":value,...}`, each key one of a plain record's fields, each once;
-    /// strings without escapes, other values up to the next delimiter (checked when read).
+    /// strings without escapes, numbers read where they stand (up to the next delimiter, which is checked).
     static func decode(_ b: UnsafeBufferPointer<UInt8>) -> (device: Range<Int>, record: PlainRecord)? {
         var values = Values()
         var i = 0
@@ -141,17 +135,24 @@ enum PlainRecordDecoder {
         i += 1
         while true {
             skipSpace()
-            guard let key = string(), let field = Field(key: UnsafeBufferPointer(rebasing: b[key])) else { return nil }
+            guard let key = string(), let field = Field(key: UnsafeBufferPointer(rebasing: b[key])), values.see(field) else { return nil }
             skipSpace()
             guard i < b.count, b[i] == UInt8(ascii: ":") else { return nil }
             i += 1
             skipSpace()
+            // Strings where strings belong, numbers elsewhere; a time may be either.
             if i < b.count, b[i] == UInt8(ascii: "\"") {
-                guard let value = string(), values.set(field, value, isString: true) else { return nil }
-            } else {
+                guard field.isText || field == .t, let value = string() else { return nil }
+                values.setText(field, value)
+                if field == .t { values.timeIsString = true }
+            } else if field == .t {
                 let start = i
                 while i < b.count, b[i] != UInt8(ascii: ","), b[i] != UInt8(ascii: "}"), b[i] != 0x20, b[i] != 0x09 { i += 1 }
-                guard values.set(field, start..<i, isString: false) else { return nil }
+                values.t = start..<i
+            } else {
+                guard !field.isText, let (value, end) = DecimalNumber.parse(b, from: i) else { return nil }
+                values.setNumber(field, value)
+                i = end
             }
             skipSpace()
             guard i < b.count else { return nil }
@@ -162,11 +163,8 @@ enum PlainRecordDecoder {
             guard i == b.count else { return nil }
             break
         }
-        // Strings where strings belong, numbers elsewhere (a time may be either).
-        let mustBeStrings = Field.type.bit | Field.device.bit | Field.uuid.bit
-        guard values.strings & ~Field.t.bit == values.seen & mustBeStrings else { return nil }
-        let t = UnsafeBufferPointer(rebasing: b[values[.t]])
-        let time = values.strings & Field.t.bit != 0 ? RFC3339.parse(t) : (isJSONNumber(t) ? RFC3339.parseUnixSeconds(t) : nil)
+        let t = UnsafeBufferPointer(rebasing: b[values.t])
+        let time = values.timeIsString ? RFC3339.parse(t) : (isJSONNumber(t) ? RFC3339.parseUnixSeconds(t) : nil)
         return record(b, values, time: time)
     }
 
@@ -175,32 +173,29 @@ enum PlainRecordDecoder {
     @inline(__always)
     private static func record(_ b: UnsafeBufferPointer<UInt8>, _ values: Values,
                                time: Timestamp?) -> (device: Range<Int>, record: PlainRecord)? {
-        guard let time, !values[.device].isEmpty else { return nil }
-        func bytes(_ field: Field) -> UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: b[values[field]]) }
-        func number(_ field: Field) -> Double? { DecimalNumber.parse(bytes(field)) }
-        func integer(_ field: Field, _ range: ClosedRange<Int>) -> Int? {
-            guard let v = number(field), v == v.rounded(), v >= Double(range.lowerBound), v <= Double(range.upperBound) else { return nil }
+        guard let time, !values.device.isEmpty else { return nil }
+        func integer(_ v: Double, _ range: ClosedRange<Int>) -> Int? {
+            guard v == v.rounded(), v >= Double(range.lowerBound), v <= Double(range.upperBound) else { return nil }
             return Int(v)
         }
-        let type = bytes(.type)
+        let type = UnsafeBufferPointer(rebasing: b[values.type])
         if values.seen == Field.fix && type.count == 3 && type[0] == UInt8(ascii: "f") && type[1] == UInt8(ascii: "i")
             && type[2] == UInt8(ascii: "x") {
-            guard let latitude = number(.lat), let longitude = number(.lon), let accuracy = number(.accuracy) else { return nil }
-            return (values[.device], .fix(Fix(time: time, coordinate: Coordinate(latitude: latitude, longitude: longitude),
-                                             horizontalAccuracy: accuracy)))
+            return (values.device, .fix(Fix(time: time, coordinate: Coordinate(latitude: values.lat, longitude: values.lon),
+                                            horizontalAccuracy: values.accuracy)))
         }
         guard values.seen & ~Field.power.bit == Field.sighting, type.count == 8,
               memcmp(type.baseAddress!, ("sighting" as StaticString).utf8Start, 8) == 0,
-              let uuid = uuid(bytes(.uuid)), let major = integer(.major, 0...65535), let minor = integer(.minor, 0...65535),
-              let rssi = integer(.rssi, -200...0) else { return nil }
+              let uuid = uuid(UnsafeBufferPointer(rebasing: b[values.uuid])), let major = integer(values.major, 0...65535),
+              let minor = integer(values.minor, 0...65535), let rssi = integer(values.rssi, -200...0) else { return nil }
         var power = BeaconSighting.defaultMeasuredPower
         if values.seen & Field.power.bit != 0 {
-            guard let p = integer(.power, -200...50) else { return nil }
+            guard let p = integer(values.power, -200...50) else { return nil }
             power = p
         }
-        return (values[.device], .sighting(BeaconSighting(time: time, identity: BeaconIdentity(uuid: uuid, major: UInt16(major),
-                                                                                               minor: UInt16(minor)),
-                                                          rssi: rssi, measuredPower: power)))
+        return (values.device, .sighting(BeaconSighting(time: time, identity: BeaconIdentity(uuid: uuid, major: UInt16(major),
+                                                                                              minor: UInt16(minor)),
+                                                         rssi: rssi, measuredPower: power)))
     }
 
     /// A UUID written as 8-4-4-4-12 hexadecimal digits (either case) — the only form `UUID(uuidString:)`
@@ -249,33 +244,55 @@ enum PlainRecordDecoder {
         line.withUnsafeBufferPointer { decodeCSV($0, columns: columns) }
     }
 
-    /// A CSV row holding a plain record: no quotes, the record's cells, every other cell empty.
+    /// A CSV row holding a plain record: no quotes, the record's cells, every other cell empty. One
+    /// pass: each cell is read as its column's field where it stands (a number up to the comma after it).
     static func decodeCSV(_ b: UnsafeBufferPointer<UInt8>, columns: CSVColumns) -> (device: Range<Int>, record: PlainRecord)? {
-        guard let base = b.baseAddress else { return nil }
-        // Quoted cells are the general reader's; commas found by memchr, a line's few cells at a time.
-        guard memchr(base, Int32(UInt8(ascii: "\"")), b.count) == nil else { return nil }
         var values = Values()
-        var start = 0, column = 0
+        var i = 0
         let fields = columns.fields
-        while true {
-            guard column < fields.count else { return nil }
-            let cellEnd: Int
-            if let comma = memchr(base + start, Int32(UInt8(ascii: ",")), b.count - start) {
-                cellEnd = base.distance(to: comma.assumingMemoryBound(to: UInt8.self))
-            } else {
-                cellEnd = b.count
+        for column in fields.indices {
+            if column > 0 {
+                guard i < b.count, b[i] == UInt8(ascii: ",") else { return nil }
+                i += 1
             }
             // (An empty cell is no field, as in the general reader.)
-            if cellEnd > start {
-                guard let field = fields[column], values.set(field, start..<cellEnd, isString: false) else { return nil }
+            if i == b.count || b[i] == UInt8(ascii: ",") { continue }
+            guard let field = fields[column], values.see(field) else { return nil }
+            if field.isText || field == .t {
+                let start = i
+                i = commaOrQuote(b, from: i)
+                guard i == b.count || b[i] == UInt8(ascii: ",") else { return nil }  // quoted cells are the general reader's
+                values.setText(field, start..<i)
+            } else {
+                guard let (value, end) = DecimalNumber.parse(b, from: i),
+                      end == b.count || b[end] == UInt8(ascii: ",") else { return nil }
+                values.setNumber(field, value)
+                i = end
             }
-            column += 1
-            if cellEnd == b.count { break }
-            start = cellEnd + 1
         }
-        guard column == fields.count else { return nil }
-        let t = UnsafeBufferPointer(rebasing: b[values[.t]])
+        guard i == b.count else { return nil }  // more cells than columns
+        let t = UnsafeBufferPointer(rebasing: b[values.t])
         return record(b, values, time: RFC3339.parseUnixSeconds(t) ?? RFC3339.parse(t))
+    }
+
+    /// The position of the first comma or double quote at or after `i` (`b.count` if none): eight
+    /// bytes at a time, each compared with both at once (a byte equal to one XORs to zero, which the
+    /// usual has-zero-byte test finds; the lowest set bit marks the first).
+    @inline(__always)
+    static func commaOrQuote(_ b: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        var i = start
+        if let base = b.baseAddress {
+            let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+            while i + 8 <= b.count {
+                let word = UInt64(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self))
+                let comma = word ^ (ones &* UInt64(UInt8(ascii: ","))), quote = word ^ (ones &* UInt64(UInt8(ascii: "\"")))
+                let found = ((comma &- ones) & ~comma | (quote &- ones) & ~quote) & highs
+                if found != 0 { return i + found.trailingZeroBitCount / 8 }
+                i += 8
+            }
+        }
+        while i < b.count, b[i] != UInt8(ascii: ","), b[i] != UInt8(ascii: "\"") { i += 1 }
+        return i
     }
 
     /// RFC 8259's number grammar: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.

@@ -81,6 +81,12 @@ public enum RFC3339 {
         else if i < b.count, b[i] == UInt8(ascii: "+") { i += 1 }
         var whole: Int64 = 0
         var wholeDigits = 0
+        // The first eight digits at once (a Unix time in seconds has ten): well within range.
+        if let eight = DecimalNumber.eightDigits(b, at: i) {
+            whole = Int64(eight)
+            wholeDigits = 8
+            i += 8
+        }
         while i < b.count, (48...57).contains(b[i]) {
             guard whole < 10_000_000_000 else { return nil }  // beyond year 2286: out of range anyway
             whole = whole * 10 + Int64(b[i] - 48)
@@ -105,7 +111,10 @@ public enum RFC3339 {
                   let value = Double(String(decoding: b, as: UTF8.self)) else { return nil }
             return Timestamp(secondsSinceEpoch: value)
         }
-        let total = whole * 1_000_000_000 + nanos
+        // Beyond what 64-bit nanoseconds hold (about 2262): not a time this engine can represent.
+        let (scaled, overflow) = whole.multipliedReportingOverflow(by: 1_000_000_000)
+        guard !overflow, scaled <= Int64.max - nanos else { return nil }
+        let total = scaled + nanos
         return Timestamp(nanosecondsSinceEpoch: negative ? -total : total)
     }
 
