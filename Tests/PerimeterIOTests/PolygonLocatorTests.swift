@@ -190,6 +190,47 @@ import Testing
 /// The cover grid's shortcuts (cells known inside or outside with a clearance) against testing every
 /// condition exactly, for margins within and beyond its reach.
 @Suite struct CoverGridTests {
+    /// Cells classified a row at a time (`RowFrameEdges`) get what the cell-by-cell measure gives them,
+    /// which is the test's oracle: the same relation, and the same clearance to rounding.
+    @Test(arguments: [48.85, 69.5, -33.9, 79.9])
+    func rowByRowClassificationEqualsCellByCell(latitude: Double) throws {
+        var rng = SplitMix64(seed: UInt64(abs(latitude) * 10))
+        var engine = MonitoringEngine()
+        let origin = Coordinate(latitude: latitude, longitude: 2.35)
+        for i in 0..<60 {
+            let c = Coordinate(latitude: origin.latitude + .random(in: -0.02...0.02, using: &rng),
+                               longitude: origin.longitude + .random(in: -0.04...0.04, using: &rng))
+            let polygon = PolygonLocatorTests.spiky(Int.random(in: 4...200, using: &rng), centre: c,
+                                                    radius: .random(in: 0.0003...0.01, using: &rng), rng: &rng,
+                                                    hole: i % 5 == 0)
+            try engine.add(.polygon(PolygonalGeographicCondition(polygons: [polygon])), identifier: "p\(i)")
+        }
+        let catalog = engine.catalog
+        var compared = 0, decided = 0
+        var edges = RowFrameEdges()
+        for i in 0..<Int32(60) {
+            let shape = try #require(catalog.rowFrameShape(i))
+            let box = catalog.boundingBox(i)
+            for _ in 0..<8 {
+                let rowLatitude = Double.random(in: (box.minLatitude - 0.002)...(box.maxLatitude + 0.002), using: &rng)
+                edges.load(shape.locator.edges, latitude: rowLatitude, originLongitude: box.minLongitude - 0.01)
+                for _ in 0..<40 {
+                    let centre = Coordinate(latitude: rowLatitude,
+                                            longitude: .random(in: (box.minLongitude - 0.003)...(box.maxLongitude + 0.003), using: &rng))
+                    let h = Double.random(in: 5...80, using: &rng)
+                    let expected = catalog.relation(i, centre: centre, unit: (0, 0, 0), halfDiagonal: h, reach: 100)
+                    let got = catalog.relation(shape, centre: centre, edges: edges, halfDiagonal: h)
+                    compared += 1
+                    if expected.0 != .crossed { decided += 1 }
+                    #expect(got.0 == expected.0 || abs(expected.1) < 1e-6, "\(i) at \(centre), h \(h): \(got) against \(expected)")
+                    #expect(abs(got.1 - expected.1) <= 1e-6, "\(i) at \(centre), h \(h): \(got) against \(expected)")
+                }
+            }
+        }
+        #expect(compared == 60 * 8 * 40)
+        #expect(latitude >= 80 || decided > compared / 4)
+    }
+
     @Test(arguments: [48.85, 69.5])
     func gridSidesEqualExactSidesForEveryCondition(latitude: Double) throws {
         var rng = SplitMix64(seed: UInt64(latitude * 100))

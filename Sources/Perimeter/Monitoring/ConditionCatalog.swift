@@ -168,9 +168,33 @@ struct ConditionCatalog: Sendable {
         let nearest = shape.locator.nearestBoundaryDistance(from: centre, within: Geodesy.boundingBox(around: centre, metres: radius / 0.98))
         // The frame's measure is within 2 % of the true distance at these sizes and latitudes, and
         // is never below it: 0.98 × it − h bounds the measure from below for every point of the cell.
-        let clearance = nearest.isFinite ? 0.98 * nearest - h : radius - h
+        return Self.relation(shape, centre: centre, clearance: nearest.isFinite ? 0.98 * nearest - h : radius - h)
+    }
+
+    /// `relation(_:centre:unit:halfDiagonal:reach:)` for polygon `i` when `rowFrameShape(_:)` gave
+    /// its shape and `edges` holds its edges in the frame of the centre's latitude: the same nearest
+    /// boundary point, found without setting the frame up again for each cell of the row.
+    func relation(_ shape: PolygonShape, centre: Coordinate, edges: RowFrameEdges, halfDiagonal h: Double) -> (CoverGrid.Relation, Double) {
+        guard abs(centre.latitude) < 80, let point = edges.nearestPoint(toLongitude: centre.longitude) else { return (.crossed, 0) }
+        return Self.relation(shape, centre: centre, clearance: 0.98 * Geodesy.distance(centre, point) - h)
+    }
+
+    /// A polygon cell's relation given how far every point of it stays from the boundary.
+    private static func relation(_ shape: PolygonShape, centre: Coordinate, clearance: Double) -> (CoverGrid.Relation, Double) {
         guard clearance > 0 else { return (.crossed, 0) }
         return (shape.covers(centre) ? .inside : .outside, clearance)
+    }
+
+    /// Geographic condition `i`'s shape when it is a polygon whose cover-grid cells can be classified
+    /// row by row (`relation(_:centre:edges:halfDiagonal:)`): few enough edges that the nearest is
+    /// found among all of them, and clear of the antimeridian, which that frame does not wrap.
+    func rowFrameShape(_ i: Int32) -> PolygonShape? {
+        let s = shapeSlots[Int(i)]
+        guard s.isPolygon else { return nil }
+        let shape = polygonShapes[Int(s.slot)]
+        guard shape.locator.edges.count <= 4 * PolygonLocator.fewEdges,
+              shape.boundingBox.minLongitude > -179, shape.boundingBox.maxLongitude < 179 else { return nil }
+        return shape
     }
 
     /// What the frame's fix says about geographic condition `i` (`Reading`).

@@ -144,12 +144,21 @@ struct CoverGrid: Sendable, Equatable {
                     run.excluded.append(Int32(i))
                     return
                 }
+                // A small polygon's edges are set up once per row, not once per cell.
+                let polygon = catalog.rowFrameShape(Int32(i))
+                var rowEdges = RowFrameEdges()
                 for r in r0...r1 {
+                    let row = rowCentres[r]
+                    if let polygon { rowEdges.load(polygon.locator.edges, latitude: row.latitude, originLongitude: minLongitude) }
                     for c in c0...c1 {
-                        let row = rowCentres[r], column = columnCentres[c]
-                        var (relation, clearance) = catalog.relation(
-                            Int32(i), centre: Coordinate(latitude: row.latitude, longitude: column.longitude),
-                            unit: (row.cos * column.cos, row.cos * column.sin, row.sin), halfDiagonal: row.halfDiagonal, reach: reach)
+                        let column = columnCentres[c]
+                        let centre = Coordinate(latitude: row.latitude, longitude: column.longitude)
+                        var (relation, clearance) = if let polygon {
+                            catalog.relation(polygon, centre: centre, edges: rowEdges, halfDiagonal: row.halfDiagonal)
+                        } else {
+                            catalog.relation(Int32(i), centre: centre, unit: (row.cos * column.cos, row.cos * column.sin, row.sin),
+                                             halfDiagonal: row.halfDiagonal, reach: reach)
+                        }
                         if relation == .outside && clearance > reach { continue }
                         // A point rounding into the cell from a hair outside it is still this far away.
                         if clearance < 0.001 { relation = .crossed; clearance = 0 }
@@ -248,9 +257,10 @@ struct CoverGrid: Sendable, Equatable {
 private final class CoverRun: @unchecked Sendable {
     let start: Int, end: Int
     let body: @Sendable (CoverRun, Int) -> Void
-    var entries: [CoverGrid.Entry] = []
-    var cellOfEntry: [Int32] = []
-    var excluded: [Int32] = []
+    // (Written by one thread only: the runtime's exclusivity checks cost more than the appends.)
+    @exclusivity(unchecked) var entries: [CoverGrid.Entry] = []
+    @exclusivity(unchecked) var cellOfEntry: [Int32] = []
+    @exclusivity(unchecked) var excluded: [Int32] = []
 
     init(start: Int, end: Int, body: @escaping @Sendable (CoverRun, Int) -> Void) {
         (self.start, self.end, self.body) = (start, end, body)
