@@ -1,19 +1,23 @@
 extension DeviceState {
     /// Gives an event its delivery verdict (SPEC §3) and appends it, with the final line of any held
     /// event it displaces.
-    mutating func emit(_ event: MonitorEvent, policy: MonitoringPolicy, events: inout [MonitorEvent]) {
+    /// (`consuming`: an event that is not held moves into `events`, uncopied.)
+    mutating func emit(_ event: consuming MonitorEvent, policy: MonitoringPolicy, events: inout [MonitorEvent]) {
         let grace = policy.spans.gracePeriod
         settle(at: event.date, cause: event.cause, grace: grace)
-        var event = event
         event.delivery = authorization.verdict(at: event.date, grace: grace, profile: policy.profile)
-        events.append(event)
-        guard event.delivery.verdict == .held else { return }
+        guard event.delivery.verdict == .held else {
+            events.append(event)
+            return
+        }
+        events.append(copy event)
+        let cause = event.cause
         // 000: Core Location "holds onto it and waits for a good time to ask".
         if authorization.prompt == nil { authorization.prompt = .always(deferred: true) }
         authorization.held.append(event)
         while authorization.held.count > policy.holdingCapacity {
             let displaced = authorization.held.removeFirst()
-            events.append(displaced.resolved(Delivery(verdict: .dropped, reason: .displaced), cause: event.cause))
+            events.append(displaced.resolved(Delivery(verdict: .dropped, reason: .displaced), cause: cause))
         }
     }
 

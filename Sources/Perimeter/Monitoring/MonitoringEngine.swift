@@ -271,6 +271,12 @@ public struct MonitoringEngine: Sendable {
     /// shard, in order).
     private mutating func merge(_ shards: [StateShard], end: Int, device: (Int) -> DeviceID, into events: inout [MonitorEvent]) {
         let workers = shards.count
+        if workers == 1 {
+            // One shard's events are in record order already: taken whole (the shard is discarded).
+            if events.isEmpty { swap(&events, &shards[0].events) } else { events += shards[0].events }
+            authorizationChanges += shards[0].changes
+            return
+        }
         var next = [Int](repeating: 0, count: workers)
         var nextChange = [Int](repeating: 0, count: workers)
         for k in 0..<Int32(end) {
