@@ -91,6 +91,25 @@ import Testing
         #expect(RFC3339.parse(text) == nil)
     }
 
+    @Test func decimalsAreWrittenAsStringWouldWithZerosInFront() {
+        var rng = SplitMix64(seed: 31)
+        var out: [UInt8] = Array("prefix".utf8)
+        var expected = "prefix"
+        for k in 0..<20_000 {
+            let value: Int = switch k % 4 {
+            case 0: .random(in: 0..<100, using: &rng)
+            case 1: .random(in: 0...Int.max, using: &rng)
+            case 2: .random(in: -10_000...10_000, using: &rng)
+            default: [0, Int.max, Int.min, -1, 9, 10, 99_999_999_999].randomElement(using: &rng)!
+            }
+            let width = Int.random(in: 0...24, using: &rng)
+            JSONText.appendDecimal(value, width: width, to: &out)
+            let digits = String(value.magnitude), sign = value < 0 ? "-" : ""
+            expected += sign + String(repeating: "0", count: max(0, width - sign.count - digits.count)) + digits
+        }
+        #expect(String(decoding: out, as: UTF8.self) == expected)
+    }
+
     @Test func unixSecondsAreExactAndFormattingRoundTrips() {
         #expect(RFC3339.parseUnixSeconds("1772352000.1") == Timestamp(nanosecondsSinceEpoch: 1_772_352_000_100_000_000))
         #expect(RFC3339.parseUnixSeconds("-1.5") == Timestamp(nanosecondsSinceEpoch: -1_500_000_000))

@@ -12,43 +12,43 @@ public enum EventEncoding {
     /// Appends `jsonLine(event)`'s bytes: the tool writes them straight into its output buffer, where
     /// building a `String` piece by piece cost as much as reading the record.
     public static func append(_ event: MonitorEvent, to out: inout [UInt8]) {
-        out.append(contentsOf: #"{"device":"#.utf8)
+        JSONText.append(#"{"device":"#, to: &out)
         JSONText.appendQuoted(event.device, to: &out)
-        out.append(contentsOf: #","identifier":"#.utf8)
+        JSONText.append(#","identifier":"#, to: &out)
         JSONText.appendQuoted(event.identifier, to: &out)
-        out.append(contentsOf: #","state":""#.utf8)
+        JSONText.append(#","state":""#, to: &out)
         out.append(contentsOf: event.state.rawValue.utf8)
-        out.append(contentsOf: #"","date":""#.utf8)
+        JSONText.append(#"","date":""#, to: &out)
         RFC3339.append(event.date, to: &out)
-        out.append(contentsOf: #"","delivery":""#.utf8)
+        JSONText.append(#"","delivery":""#, to: &out)
         out.append(contentsOf: event.delivery.verdict.rawValue.utf8)
-        out.append(contentsOf: #"","reason":"#.utf8)
+        JSONText.append(#"","reason":"#, to: &out)
         if let reason = event.delivery.reason {
             JSONText.appendQuoted(reason.rawValue, to: &out)
         } else {
-            out.append(contentsOf: "null".utf8)
+            JSONText.append("null", to: &out)
         }
-        out.append(contentsOf: #","refinement":"#.utf8)
+        JSONText.append(#","refinement":"#, to: &out)
         if let r = event.refinement {
-            out.append(contentsOf: #"{"uuid":""#.utf8)
+            JSONText.append(#"{"uuid":""#, to: &out)
             JSONText.appendUUID(r.uuid, to: &out)
-            out.append(contentsOf: #"","major":"#.utf8)
+            JSONText.append(#"","major":"#, to: &out)
             JSONText.appendDecimal(Int(r.major), to: &out)
-            out.append(contentsOf: #","minor":"#.utf8)
+            JSONText.append(#","minor":"#, to: &out)
             JSONText.appendDecimal(Int(r.minor), to: &out)
             out.append(UInt8(ascii: "}"))
         } else {
-            out.append(contentsOf: "null".utf8)
+            JSONText.append("null", to: &out)
         }
-        out.append(contentsOf: #","diagnostics":["#.utf8)
+        JSONText.append(#","diagnostics":["#, to: &out)
         for (k, name) in event.delivery.diagnostics.names.enumerated() {
             if k > 0 { out.append(UInt8(ascii: ",")) }
             out.append(UInt8(ascii: "\""))
             out.append(contentsOf: name.utf8)
             out.append(UInt8(ascii: "\""))
         }
-        out.append(contentsOf: #"],"cause":"#.utf8)
+        JSONText.append(#"],"cause":"#, to: &out)
         JSONText.appendDecimal(event.cause, to: &out)
-        out.append(contentsOf: "}\n".utf8)
+        JSONText.append("}\n", to: &out)
     }
 }

@@ -23,6 +23,12 @@ enum JSONText {
         return out + "\""
     }
 
+    /// Appends a literal's bytes: one copy, where a `String`'s UTF-8 view is appended unit by unit.
+    @inline(__always)
+    static func append(_ literal: StaticString, to out: inout [UInt8]) {
+        out.append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+    }
+
     /// Appends `quoted(s)`'s bytes: the string's own UTF-8 between quotes when nothing in it needs
     /// escaping (names and identifiers, nearly always), else `quoted`'s text.
     static func appendQuoted(_ s: String, to out: inout [UInt8]) {
@@ -39,18 +45,27 @@ enum JSONText {
         out.append(UInt8(ascii: "\""))
     }
 
-    /// `String(value)`'s bytes, with zeros in front up to `width` characters: written backwards,
-    /// then turned round.
+    /// `String(value)`'s bytes, with zeros in front of the digits up to `width` characters (the sign
+    /// counting as one): written backwards into a small buffer, then appended. (Turning the digits
+    /// round in `out` itself copied a slice of it, about a thousand instructions a number.)
     static func appendDecimal(_ value: Int, width: Int = 1, to out: inout [UInt8]) {
-        let start = out.count
-        var n = value.magnitude
-        repeat {
-            out.append(UInt8(ascii: "0") + UInt8(n % 10))
-            n /= 10
-        } while n > 0
-        if value < 0 { out.append(UInt8(ascii: "-")) }
-        while out.count - start < width { out.append(UInt8(ascii: "0")) }
-        out[start...].reverse()
+        var buffer: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)  // 32 bytes: 19 digits and any padding
+        withUnsafeMutableBytes(of: &buffer) { digits in
+            var i = digits.count
+            var n = value.magnitude
+            repeat {
+                i -= 1
+                digits[i] = UInt8(ascii: "0") + UInt8(n % 10)
+                n /= 10
+            } while n > 0
+            let padded = min(digits.count, width - (value < 0 ? 1 : 0))
+            while digits.count - i < padded {
+                i -= 1
+                digits[i] = UInt8(ascii: "0")
+            }
+            if value < 0 { out.append(UInt8(ascii: "-")) }
+            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: digits[i...]))
+        }
     }
 
     /// `uuid.uuidString`'s bytes (8-4-4-4-12 upper-case hexadecimal digits), without the `String`.
