@@ -325,6 +325,59 @@ import Testing
         #expect(h.engine.state(of: "a", device: "d") == .satisfied)
     }
 
+    /// A notDetermined `Monitor` in provisional always, in the background, with the conditions of
+    /// `provisional(capacity:maximumAge:)`.
+    func provisionalMonitor(capacity: Int = 1) async throws -> Monitor {
+        var policy = MonitoringPolicy()
+        policy.initialAuthorization = .notDetermined
+        policy.holdingCapacity = capacity
+        let monitor = Monitor(name: "holding", policy: policy)
+        try await monitor.add(try .circle(0, 0, radius: 100), identifier: "a", assuming: .unsatisfied)
+        try await monitor.add(try .circle(1, 1, radius: 100), identifier: "b", assuming: .unsatisfied)
+        try await monitor.process(.app(AppStateChange(time: T.at(0), state: .foreground)))
+        try await monitor.process(.request(AuthorizationRequest(time: T.at(1), kind: .always)))
+        try await monitor.process(.answer(PromptAnswer(time: T.at(2), choice: .allowWhileUsing)))
+        try await monitor.process(.app(AppStateChange(time: T.at(3), state: .background)))
+        return monitor
+    }
+
+    func lastEvent(_ monitor: Monitor, _ identifier: String = "a") async -> String {
+        guard let e = await monitor.record(for: identifier)?.lastEvent else { return "none" }
+        return "\(e.state.rawValue) @\(e.date.span(since: T.at(0)).seconds) \(e.delivery.verdict.rawValue) \(e.delivery.reason?.rawValue ?? "-")"
+    }
+
+    /// SPEC §3: the record shows the true state. A displaced event's final line comes out after the
+    /// event that displaced it; it must not become the record's last event.
+    @Test func aDisplacedEventsFinalLineLeavesTheNewerEventInTheRecord() async throws {
+        let monitor = try await provisionalMonitor()
+        try await monitor.process(T.fix(0, 0, at: 100))
+        #expect(await lastEvent(monitor) == "satisfied @100.0 held provisionalAlways")
+        let lines = try await monitor.process(T.fix(5, 5, at: 200))
+        #expect(lines.map(\.isFinalVerdict) == [false, true])  // the new held event, then the displaced one
+        #expect(await monitor.record(for: "a")?.state == .unsatisfied)
+        #expect(await lastEvent(monitor) == "unsatisfied @200.0 held provisionalAlways")
+        // The newer event's own final line does update it.
+        try await monitor.process(.answer(PromptAnswer(time: T.at(300), choice: .allowAlways)))
+        #expect(await lastEvent(monitor) == "unsatisfied @200.0 delivered -")
+    }
+
+    @Test func allowAlwaysDeliveringOlderHeldEventsLeavesTheLatestInTheRecord() async throws {
+        // Both held, delivered oldest first: the record ends with the later one.
+        let two = try await provisionalMonitor(capacity: 2)
+        try await two.process(T.fix(0, 0, at: 100))
+        try await two.process(T.fix(5, 5, at: 200))
+        try await two.process(.answer(PromptAnswer(time: T.at(300), choice: .allowAlways)))
+        #expect(await lastEvent(two) == "unsatisfied @200.0 delivered -")
+        // Held, then a newer event delivered in use: the held one's later delivery does not hide it.
+        let monitor = try await provisionalMonitor()
+        try await monitor.process(T.fix(0, 0, at: 100))
+        try await monitor.process(.app(AppStateChange(time: T.at(150), state: .foreground)))
+        try await monitor.process(T.fix(5, 5, at: 160))
+        try await monitor.process(.answer(PromptAnswer(time: T.at(170), choice: .allowAlways)))
+        #expect(await monitor.record(for: "a")?.state == .unsatisfied)
+        #expect(await lastEvent(monitor) == "unsatisfied @160.0 delivered -")
+    }
+
     @Test func authorizationChangesAreReportedWithTheLapseDatedAtTheEndOfUse() throws {
         var policy = MonitoringPolicy()
         policy.initialAuthorization = .notDetermined

@@ -56,6 +56,7 @@ extension MonitorEvent {
     func resolved(_ delivery: Delivery, cause: Int) -> MonitorEvent {
         var copy = self
         copy.delivery = delivery
+        copy.isFinalVerdict = true
         copy.cause = cause
         return copy
     }
