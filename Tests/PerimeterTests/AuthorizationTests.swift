@@ -314,6 +314,24 @@ import Testing
         #expect(verdicts(h).count == 2)
     }
 
+    /// An expiry goes before an exit at the same instant, also between exits of one instant: with a
+    /// maximum age of 0, the first of two unknown beacons' exits expires before the second is held
+    /// (it is not displaced by it).
+    @Test func anExpiryGoesBeforeEachExitAtTheSameInstant() throws {
+        var policy = MonitoringPolicy()
+        policy.initialAuthorization = .notDetermined
+        policy.maximumHoldingAge = 0
+        var h = try Harness(policy: policy, [("b1", .beacon(BeaconIdentityCondition(uuid: T.uuid, major: 1)), nil),
+                                             ("b2", .beacon(BeaconIdentityCondition(uuid: T.uuid, major: 2)), nil)])
+        try h.feed(.app(AppStateChange(time: T.at(0), state: .foreground)))
+        try h.feed(.request(AuthorizationRequest(time: T.at(1), kind: .always)))
+        try h.feed(.answer(PromptAnswer(time: T.at(2), choice: .allowWhileUsing)))
+        try h.feed(.app(AppStateChange(time: T.at(3), state: .background)))
+        try h.feed(T.fix(0, 0, at: 40))  // both exits due at 30
+        #expect(verdicts(h) == ["b1 held provisionalAlways 5", "b1 dropped expired 5",
+                                "b2 held provisionalAlways 5", "b2 dropped expired 5"])
+    }
+
     @Test func anAlwaysAnswerBeforeAnythingWasHeldIsRefused() throws {
         var h = try provisional()
         #expect(throws: ObservationProblem.self) { try h.feed(.answer(PromptAnswer(time: T.at(50), choice: .allowAlways))) }
