@@ -202,13 +202,11 @@ struct DeviceAuthorization {
     }
 
     /// 004: knowing the goal, Core Location "will act when next possible" — when the app comes to the
-    /// foreground, every held session asks again; sessions taken in the background come into effect.
+    /// foreground, every held session asks again. A session taken in the background does not come
+    /// into effect then: one can "only start holding one when your app is in the foreground".
     mutating func enteredForeground() -> [RequestOutcome] {
         var outcomes: [RequestOutcome] = []
-        for i in sessions.indices {
-            sessions[i].isInEffect = true
-            outcomes += requests(for: sessions[i])
-        }
+        for session in sessions { outcomes += requests(for: session) }
         return outcomes
     }
 
