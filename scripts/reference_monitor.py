@@ -570,8 +570,9 @@ class Monitor:
         self.write(event, delivery, reason, diagnostics, cause)
         if delivery != "held":
             return
-        if auth.prompt is None:
-            auth.prompt = (ALWAYS_PROMPT, True)  # the deferred always prompt
+        # The deferred always prompt opens (or stays open): no other prompt can be open while an
+        # event is held (the accuracy prompt closes when accuracy becomes full).
+        auth.prompt = (ALWAYS_PROMPT, True)
         auth.held.append(event)
         if len(auth.held) > self.holding_capacity:
             oldest = auth.held.pop(0)
@@ -781,6 +782,8 @@ class Monitor:
             auth.location_services = settings["locationServices"]
         if "precise" in settings:
             auth.full_accuracy = settings["precise"]
+            if auth.full_accuracy and auth.prompt is not None and auth.prompt[0] == ACCURACY_PROMPT:
+                auth.prompt = None  # nothing left to ask
         if "status" in settings:
             status = settings["status"]
             if auth.provisional:

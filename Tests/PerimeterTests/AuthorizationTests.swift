@@ -153,6 +153,18 @@ import Testing
         #expect(a.accuracy == .full && a.locationServices)
     }
 
+    /// Precise turned on in Settings leaves the temporary full-accuracy prompt nothing to ask: it closes.
+    @Test func fullAccuracyInSettingsClosesTheTemporaryFullAccuracyPrompt() throws {
+        var a = DeviceAuthorization(.always)
+        _ = a.apply(SettingsChange(time: T.at(1), precise: false))
+        _ = a.request(.temporaryFullAccuracy)
+        _ = a.apply(SettingsChange(time: T.at(2), locationServices: true))
+        #expect(a.prompt == .temporaryFullAccuracy)  // other settings leave it open
+        _ = a.apply(SettingsChange(time: T.at(3), precise: true))
+        #expect(a.prompt == nil)
+        #expect(throws: ObservationProblem.self) { try a.answer(answer(.allowOnce)) }
+    }
+
     @Test func temporaryFullAccuracyPromptsOnlyUnderReducedAccuracyInTheForeground() throws {
         var a = DeviceAuthorization(.always)
         #expect(a.request(.temporaryFullAccuracy) == .noEffect)  // already full
@@ -330,6 +342,23 @@ import Testing
         try h.feed(T.fix(0, 0, at: 40))  // both exits due at 30
         #expect(verdicts(h) == ["b1 held provisionalAlways 5", "b1 dropped expired 5",
                                 "b2 held provisionalAlways 5", "b2 dropped expired 5"])
+    }
+
+    /// SPEC §3: the deferred always prompt opens when the first event is held. A temporary
+    /// full-accuracy prompt left open when Settings turned precise on must not keep it shut.
+    @Test func theDeferredPromptOpensAfterATemporaryFullAccuracyPromptLostItsQuestion() throws {
+        var policy = MonitoringPolicy()
+        policy.initialAuthorization = .notDetermined
+        var h = try Harness(policy: policy, [("a", try .circle(0, 0, radius: 100), .unsatisfied)])
+        try h.feed(.app(AppStateChange(time: T.at(0), state: .foreground)))
+        try h.feed(.request(AuthorizationRequest(time: T.at(1), kind: .always)))
+        try h.feed(.answer(PromptAnswer(time: T.at(2), choice: .allowWhileUsing, precise: false)))
+        try h.feed(.request(AuthorizationRequest(time: T.at(3), kind: .temporaryFullAccuracy)))
+        try h.feed(.settings(SettingsChange(time: T.at(4), precise: true)))
+        try h.feed(.app(AppStateChange(time: T.at(5), state: .background)))
+        try h.feed(T.fix(0, 0, at: 20))  // cause 7
+        try h.feed(.answer(PromptAnswer(time: T.at(30), choice: .allowAlways)))  // cause 8
+        #expect(verdicts(h) == ["a held provisionalAlways 7", "a delivered - 8"])
     }
 
     @Test func anAlwaysAnswerBeforeAnythingWasHeldIsRefused() throws {

@@ -155,7 +155,11 @@ struct DeviceAuthorization {
 
     mutating func apply(_ settings: SettingsChange) -> HeldResolution? {
         if let enabled = settings.locationServices { locationServices = enabled }
-        if let precise = settings.precise { accuracy = precise ? .full : .reduced }
+        if let precise = settings.precise {
+            accuracy = precise ? .full : .reduced
+            // Full accuracy leaves the temporary full-accuracy prompt nothing to ask.
+            if precise && prompt == .temporaryFullAccuracy { prompt = nil }
+        }
         guard let newStatus = settings.status else { return nil }
         var resolution: HeldResolution?
         if isProvisional {

@@ -8,8 +8,11 @@ extension DeviceState {
         event.delivery = authorization.verdict(at: event.date, grace: grace, profile: policy.profile)
         events.append(event)
         guard event.delivery.verdict == .held else { return }
-        // 000: Core Location "holds onto it and waits for a good time to ask".
-        if authorization.prompt == nil { authorization.prompt = .always(deferred: true) }
+        // 000: Core Location "holds onto it and waits for a good time to ask": the deferred always
+        // prompt opens (or stays open). No other prompt can be open while an event is held: the first
+        // and the immediate always prompt close before provisional always begins, and the temporary
+        // full-accuracy one closes when accuracy becomes full, which holding needs.
+        authorization.prompt = .always(deferred: true)
         authorization.held.append(event)
         while authorization.held.count > policy.holdingCapacity {
             let displaced = authorization.held.removeFirst()
