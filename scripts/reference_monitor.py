@@ -440,6 +440,17 @@ def read_csv(path):
 
 # --------------------------------------------------------------------------- state machine
 
+def held_diagnostics(reason):
+    """Diagnostics of a held event's final line: none when delivered (reason None); when dropped,
+    the diagnostic named after the reason, or insufficientlyInUse (as on the held line) for an
+    event displaced or expired while it waited."""
+    if reason is None:
+        return []
+    if reason in ("displaced", "expired"):
+        return ["insufficientlyInUse"]
+    return [reason]  # alwaysAuthorizationDenied, authorizationDenied
+
+
 class GeoPair:
     def __init__(self, state):
         self.state = state
@@ -576,12 +587,12 @@ class Monitor:
         auth.held.append(event)
         if len(auth.held) > self.holding_capacity:
             oldest = auth.held.pop(0)
-            self.write(oldest, "dropped", "displaced", [], cause)
+            self.write(oldest, "dropped", "displaced", held_diagnostics("displaced"), cause)
 
     def release_held(self, auth, delivery, reason, cause):
         """Final lines of every held event, oldest first."""
         for event in auth.held:
-            self.write(event, delivery, reason, [], cause)
+            self.write(event, delivery, reason, held_diagnostics(reason), cause)
         auth.held = []
 
     # ----------------------------------------------------------------- stream time
@@ -628,7 +639,7 @@ class Monitor:
             (instant, kind, _), item = best
             if kind == 0:
                 event = auth.held.pop(item)
-                self.write(event, "dropped", "expired", [], cause)
+                self.write(event, "dropped", "expired", held_diagnostics("expired"), cause)
             else:
                 pair = device.pairs[item.identifier]
                 pair.state = UNSATISFIED

@@ -361,6 +361,36 @@ import Testing
         #expect(verdicts(h) == ["a held provisionalAlways 7", "a delivered - 8"])
     }
 
+    /// 004: an event the app does not get comes "with a Diagnostic Property set to indicate why
+    /// not" — the final line of a dropped held event too: its reason's own diagnostic, or, for one
+    /// displaced or expired while waiting, the held line's `insufficientlyInUse`.
+    @Test func droppedHeldEventsCarryTheDiagnosticOfTheirReason() throws {
+        func finalLine(_ h: Harness) -> String {
+            guard let e = h.events.last else { return "none" }
+            return "\(e.delivery.reason?.rawValue ?? "-") \(e.delivery.diagnostics.names)"
+        }
+        var displaced = try provisional()
+        try displaced.feed(T.fix(0, 0, at: 100))
+        try displaced.feed(T.fix(1, 1, at: 200))
+        #expect(finalLine(displaced) == "displaced [\"insufficientlyInUse\"]")
+        var expired = try provisional(maximumAge: 10)
+        try expired.feed(T.fix(0, 0, at: 100))
+        try expired.feed(.app(AppStateChange(time: T.at(200), state: .background)))
+        #expect(finalLine(expired) == "expired [\"insufficientlyInUse\"]")
+        var kept = try provisional()
+        try kept.feed(T.fix(0, 0, at: 100))
+        try kept.feed(.answer(PromptAnswer(time: T.at(200), choice: .keepWhileUsing)))
+        #expect(finalLine(kept) == "alwaysAuthorizationDenied [\"alwaysAuthorizationDenied\"]")
+        var never = try provisional()
+        try never.feed(T.fix(0, 0, at: 100))
+        try never.feed(.settings(SettingsChange(time: T.at(200), status: .never)))
+        #expect(finalLine(never) == "authorizationDenied [\"authorizationDenied\"]")
+        var allowed = try provisional()
+        try allowed.feed(T.fix(0, 0, at: 100))
+        try allowed.feed(.answer(PromptAnswer(time: T.at(200), choice: .allowAlways)))
+        #expect(finalLine(allowed) == "- []")
+    }
+
     @Test func anAlwaysAnswerBeforeAnythingWasHeldIsRefused() throws {
         var h = try provisional()
         #expect(throws: ObservationProblem.self) { try h.feed(.answer(PromptAnswer(time: T.at(50), choice: .allowAlways))) }

@@ -16,7 +16,7 @@ extension DeviceState {
         authorization.held.append(event)
         while authorization.held.count > policy.holdingCapacity {
             let displaced = authorization.held.removeFirst()
-            events.append(displaced.resolved(Delivery(verdict: .dropped, reason: .displaced), cause: event.cause))
+            events.append(displaced.resolved(.heldEventDropped(.displaced), cause: event.cause))
         }
     }
 
@@ -24,7 +24,7 @@ extension DeviceState {
     mutating func resolveHeld(_ resolution: DeviceAuthorization.HeldResolution, cause: Int, events: inout [MonitorEvent]) {
         let delivery: Delivery = switch resolution {
         case .deliver: .delivered
-        case .drop(let reason): Delivery(verdict: .dropped, reason: reason)
+        case .drop(let reason): .heldEventDropped(reason)
         }
         for held in authorization.held {
             events.append(held.resolved(delivery, cause: cause))

@@ -59,7 +59,7 @@ extension DeviceState {
         guard let expiry = authorization.held.first?.date.adding(policy.spans.maximumHoldingAge),
               expiry < limit, expiry <= instant else { return false }
         let expired = authorization.held.removeFirst()
-        events.append(expired.resolved(Delivery(verdict: .dropped, reason: .expired), cause: cause))
+        events.append(expired.resolved(.heldEventDropped(.expired), cause: cause))
         return true
     }
 
