@@ -220,3 +220,33 @@ extension EndToEndTests {
         #expect(none.stderr.contains("--threads must be at least 1"), "\(none.stderr)")
     }
 }
+
+extension EndToEndTests {
+    /// A duration flag beyond 64-bit nanoseconds means never (it once overflowed to zero: held events
+    /// expired and beacon exits fired at once); NaN and negative ones are refused.
+    @Test func hugeDurationFlagsMeanNever() throws {
+        func evaluate(_ scenario: String, _ flags: [String]) throws -> Run {
+            let dir = "Fixtures/scenarios/\(scenario)"
+            return try Self.run(["evaluate", "--conditions", "\(dir)/conditions.geojson", "--observations", "\(dir)/observations.jsonl"] + flags)
+        }
+        let expiring = try evaluate("06-provisional-expired", ["--initial-authorization", "notDetermined", "--maximum-holding-age", "600"])
+        #expect(expiring.stdout.contains(#""reason":"expired""#))
+        let kept = try evaluate("06-provisional-expired", ["--initial-authorization", "notDetermined", "--maximum-holding-age", "1e300"])
+        #expect(kept.status == 0, "\(kept.stderr)")
+        #expect(!kept.stdout.contains(#""reason":"expired""#))
+        #expect(kept.stdout.contains(#""date":"2026-03-02T09:20:00Z","delivery":"delivered""#))  // Allow Always delivers it
+
+        let exiting = try evaluate("01-always-granted", [])
+        #expect(exiting.stdout.contains(#""identifier":"desk","state":"unsatisfied""#))
+        let staying = try evaluate("01-always-granted", ["--beacon-exit-timeout", "1e300"])
+        #expect(staying.status == 0, "\(staying.stderr)")
+        #expect(staying.stdout.contains(#""identifier":"desk","state":"satisfied""#))
+        #expect(!staying.stdout.contains(#""identifier":"desk","state":"unsatisfied""#))
+
+        for bad in [["--maximum-holding-age", "nan"], ["--beacon-exit-timeout=-1"]] {
+            let run = try evaluate("01-always-granted", bad)
+            #expect(run.status != 0)
+            #expect(run.stderr.contains("must be a finite number of seconds"), "\(run.stderr)")
+        }
+    }
+}

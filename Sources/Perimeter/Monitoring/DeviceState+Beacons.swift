@@ -21,7 +21,8 @@ extension DeviceState {
                 beaconEntries.append(BeaconEntry(condition: i, pair: beaconPair(i, catalog: catalog)))
             }
             beaconEntries[k].pair.exitDue = due
-            exits.push(.init(due: due, condition: i))
+            // An exit due at the end of time never fires; queued, it would stay live forever.
+            if due != .distantFuture { exits.push(.init(due: due, condition: i)) }
             if beaconEntries[k].pair.state != .satisfied {
                 beaconEntries[k].pair.state = .satisfied
                 emit(MonitorEvent(device: name, identifier: catalog.beacons[Int(i)].identifier,
