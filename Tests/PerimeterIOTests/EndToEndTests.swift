@@ -250,3 +250,27 @@ extension EndToEndTests {
         }
     }
 }
+
+extension EndToEndTests {
+    /// SPEC §4: the summary goes to standard error or a file. `--summary FILE` writes the same text
+    /// there instead; a path that cannot be written stops the run before any event, naming it.
+    @Test func summaryGoesToAFileInsteadOfStandardError() throws {
+        let arguments = ["evaluate", "--conditions", "Fixtures/city/conditions.geojson", "--observations", "Fixtures/city/observations.jsonl"]
+        let plain = try Self.run(arguments)
+        let path = Fixture.temporaryPath("summary.txt")
+        let run = try Self.run(arguments + ["--summary", path])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout == plain.stdout)
+        #expect(!run.stderr.contains("records read"), "\(run.stderr)")
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(text.hasPrefix("197 records read, 0 rejected, 105 events (105 delivered, 0 held, 0 dropped) in "), "\(text)")
+        #expect(text.hasSuffix(" records/s\n"))
+        #expect(plain.stderr.contains("perimeter: " + text.prefix { $0 != "(" }))
+
+        let unwritable = Fixture.temporaryPath("no-such-directory") + "/summary.txt"
+        let refused = try Self.run(arguments + ["--summary", unwritable])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("perimeter: error: \(unwritable): cannot create"), "\(refused.stderr)")
+        #expect(refused.stdout.isEmpty)
+    }
+}
