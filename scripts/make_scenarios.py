@@ -143,10 +143,10 @@ VERDICTS = {
     "restricted": ("dropped", "authorizationRestricted", ["authorizationRestricted"]),
     "accuracy": ("dropped", "accuracyLimited", ["accuracyLimited"]),
     # final lines of held events
-    "displaced": ("dropped", "displaced", []),
-    "expired": ("dropped", "expired", []),
-    "alwaysDenied": ("dropped", "alwaysAuthorizationDenied", []),
-    "deniedFinal": ("dropped", "authorizationDenied", []),
+    "displaced": ("dropped", "displaced", ["insufficientlyInUse"]),
+    "expired": ("dropped", "expired", ["insufficientlyInUse"]),
+    "alwaysDenied": ("dropped", "alwaysAuthorizationDenied", ["alwaysAuthorizationDenied"]),
+    "deniedFinal": ("dropped", "authorizationDenied", ["authorizationDenied"]),
 }
 
 
@@ -967,8 +967,10 @@ Common ground:
   2 % of |d| + 1 m away from ±accuracy for every condition.
 - Device `ana` (and `ben` in 12, 13 and 16). `L` numbers are observation lines, which are the
   `cause` of the events. "Held" lines are `held`, reason `provisionalAlways`, diagnostics
-  `["insufficientlyInUse"]`; the second (final) line of a held event repeats its date and has
-  diagnostics `[]` and the cause of the record that resolved it.
+  `["insufficientlyInUse"]`; the second (final) line of a held event repeats its date, has
+  the cause of the record that resolved it, and diagnostics `[]` when delivered; when dropped, the
+  diagnostic of its reason (`alwaysAuthorizationDenied`, `authorizationDenied`), or
+  `insufficientlyInUse` for one displaced or expired while it waited.
 - Beacon exits are due 30 s after the last matching sighting, are dated at that instant, get
   their verdict at that instant, and are written when the device's next record arrives.
 - `--initial-authorization notDetermined` (in `args.txt`) unless the scenario starts from

@@ -440,6 +440,17 @@ def read_csv(path):
 
 # --------------------------------------------------------------------------- state machine
 
+def held_diagnostics(reason):
+    """Diagnostics of a held event's final line: none when delivered (reason None); when dropped,
+    the diagnostic named after the reason, or insufficientlyInUse (as on the held line) for an
+    event displaced or expired while it waited."""
+    if reason is None:
+        return []
+    if reason in ("displaced", "expired"):
+        return ["insufficientlyInUse"]
+    return [reason]  # alwaysAuthorizationDenied, authorizationDenied
+
+
 class GeoPair:
     def __init__(self, state):
         self.state = state
@@ -570,17 +581,18 @@ class Monitor:
         self.write(event, delivery, reason, diagnostics, cause)
         if delivery != "held":
             return
-        if auth.prompt is None:
-            auth.prompt = (ALWAYS_PROMPT, True)  # the deferred always prompt
+        # The deferred always prompt opens (or stays open): no other prompt can be open while an
+        # event is held (the accuracy prompt closes when accuracy becomes full).
+        auth.prompt = (ALWAYS_PROMPT, True)
         auth.held.append(event)
         if len(auth.held) > self.holding_capacity:
             oldest = auth.held.pop(0)
-            self.write(oldest, "dropped", "displaced", [], cause)
+            self.write(oldest, "dropped", "displaced", held_diagnostics("displaced"), cause)
 
     def release_held(self, auth, delivery, reason, cause):
         """Final lines of every held event, oldest first."""
         for event in auth.held:
-            self.write(event, delivery, reason, [], cause)
+            self.write(event, delivery, reason, held_diagnostics(reason), cause)
         auth.held = []
 
     # ----------------------------------------------------------------- stream time
@@ -627,7 +639,7 @@ class Monitor:
             (instant, kind, _), item = best
             if kind == 0:
                 event = auth.held.pop(item)
-                self.write(event, "dropped", "expired", [], cause)
+                self.write(event, "dropped", "expired", held_diagnostics("expired"), cause)
             else:
                 pair = device.pairs[item.identifier]
                 pair.state = UNSATISFIED
@@ -781,6 +793,8 @@ class Monitor:
             auth.location_services = settings["locationServices"]
         if "precise" in settings:
             auth.full_accuracy = settings["precise"]
+            if auth.full_accuracy and auth.prompt is not None and auth.prompt[0] == ACCURACY_PROMPT:
+                auth.prompt = None  # nothing left to ask
         if "status" in settings:
             status = settings["status"]
             if auth.provisional:

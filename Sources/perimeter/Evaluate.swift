@@ -26,6 +26,9 @@ struct Evaluate: ParsableCommand {
     @Option(help: "Write authorization changes (status, accuracy, provisional and temporary grants, use) as JSON Lines to this file.")
     var authorizationOut: String?
 
+    @Option(help: "Write the summary (records read, rejected, events by verdict and reason, throughput) to this file instead of standard error.")
+    var summary: String?
+
     @Flag(help: "Repair invalid polygons with GEOS make-valid instead of refusing them.")
     var repairPolygons = false
 
@@ -44,11 +47,19 @@ struct Evaluate: ParsableCommand {
             var outputs = BatchEvaluation.Outputs(events: try BufferedOutput(path: out ?? "-"))
             if let quarantine { outputs.quarantine = try BufferedOutput(path: quarantine) }
             if let authorizationOut { outputs.authorization = try BufferedOutput(path: authorizationOut) }
-            let summary = try BatchEvaluation.run(
+            // Opened before the evaluation, so that a path that cannot be written stops the run at once.
+            var summaryFile: BufferedOutput?
+            if let summary { summaryFile = try BufferedOutput(path: summary) }
+            let result = try BatchEvaluation.run(
                 engine: &engine, observations: &reader, outputs: &outputs,
                 badRecords: quarantine == nil ? .stop : .quarantine,
                 progress: { CommandSupport.printError("perimeter: … \($0.recordsRead) records, \($0.events) events, \(Int($0.recordsPerSecond)) records/s") })
-            CommandSupport.printError("perimeter: " + summary.report.replacingNewlines(with: "\nperimeter: "))
+            if var file = summaryFile.take() {
+                try file.append(result.report + "\n")
+                try file.flush()
+            } else {
+                CommandSupport.printError("perimeter: " + result.report.replacingNewlines(with: "\nperimeter: "))
+            }
         } catch {
             throw CommandSupport.fail(error.description)
         }

@@ -90,6 +90,33 @@ import Testing
         #expect(try h.feed(T.sighting(3, 0, at: 60)) == ["b:unsatisfied", "a:unsatisfied", "c:satisfied"])
     }
 
+    /// The first timer of still-unknown conditions is shared by a range filed under its first
+    /// condition; exits of touched pairs due at the same instant still come out in condition order,
+    /// one record at a time and in a batch of sightings alike.
+    @Test func exitsDueAtTheSameInstantFireInConditionOrder() throws {
+        var h = try Harness([("any", .beacon(BeaconIdentityCondition(uuid: T.uuid)), nil),
+                             ("m1", .beacon(BeaconIdentityCondition(uuid: T.uuid, major: 1)), nil)])
+        #expect(try h.feed(T.sighting(2, 0, at: 0)) == ["any:satisfied"])
+        #expect(try h.feed(T.fix(0, 0, at: 40)) == ["any:unsatisfied", "m1:unsatisfied"])
+        #expect(h.events.suffix(2).allSatisfy { $0.date == T.at(30) })
+
+        // Untouched conditions (a range) and touched ones (their own exits), interleaved.
+        let five = (0..<5).map { ("c\($0)", Condition.beacon(BeaconIdentityCondition(uuid: T.uuid, major: UInt16($0))), ConditionState?.none) }
+        let sightings = [T.sighting(1, 0, at: 0), T.sighting(3, 0, at: 0), T.sighting(0, 0, uuid: T.otherUUID, at: 40)]
+        let order = ["c1:satisfied", "c3:satisfied", "c0:unsatisfied", "c1:unsatisfied", "c2:unsatisfied", "c3:unsatisfied", "c4:unsatisfied"]
+        var one = try Harness(five)
+        for sighting in sightings { try one.feed(sighting) }
+        #expect(one.events.map { "\($0.identifier):\($0.state.rawValue)" } == order)
+        var batch = try Harness(five)
+        let device = batch.engine.deviceID("d")
+        let records = sightings.enumerated().map { k, observation in
+            guard case .sighting(let sighting) = observation else { fatalError("sightings only") }
+            return SightingRecord(device: device, sighting: sighting, cause: k + 1)
+        }
+        try batch.engine.process(records, into: &batch.events)
+        #expect(batch.events == one.events)
+    }
+
     @Test func beaconTimeoutIsAPolicyValue() throws {
         var policy = MonitoringPolicy()
         policy.beaconExitTimeout = 5

@@ -58,7 +58,26 @@ import Testing
         #expect(lastVerdict(nested) == "delivered - []")
     }
 
-    @Test func comingToTheForegroundBringsHeldSessionsIntoEffectAndAsksForTheirGoal() throws {
+    /// 004: "you can only start holding one when your app is in the foreground". Coming to the
+    /// foreground later does not make a session started in the background count.
+    @Test func aSessionStartedInTheBackgroundDoesNotCountAfterTheAppComesToTheForeground() throws {
+        var h = try harness()
+        try h.feed(app(.background, at: 1))
+        try h.feed(session(.start, "late", at: 101))
+        try h.feed(app(.foreground, at: 201))
+        try h.feed(app(.background, at: 202))
+        try h.feed(T.fix(0, 0, at: 300))
+        #expect(lastVerdict(h) == "dropped serviceSessionRequired [\"serviceSessionRequired\"]")
+        // Started anew in the foreground, it counts.
+        try h.feed(session(.end, "late", at: 301))
+        try h.feed(app(.foreground, at: 302))
+        try h.feed(session(.start, "late", at: 303))
+        try h.feed(app(.background, at: 304))
+        try h.feed(T.fix(5, 5, at: 400))
+        #expect(lastVerdict(h) == "delivered - []")
+    }
+
+    @Test func comingToTheForegroundAsksAgainForTheHeldSessionsGoals() throws {
         var h = try harness(initial: .notDetermined)
         try h.feed(session(.start, "nav", .whenInUse, at: 0))  // in the background: nothing can be asked
         #expect(h.engine.requestOutcomes == [.insufficientlyInUse: 1])

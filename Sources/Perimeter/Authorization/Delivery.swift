@@ -32,6 +32,22 @@ public struct Delivery: Sendable, Hashable {
     }
 
     public static let delivered = Delivery(verdict: .delivered, reason: nil)
+
+    /// The final verdict of a held event that is dropped, with the diagnostic that says why (004: an
+    /// event the app does not get comes "with a Diagnostic Property set to indicate why not"): the
+    /// reason's own where 004 names one; for an event displaced or expired while it waited for the
+    /// always prompt's answer, `insufficientlyInUse`, as on its held line.
+    static func heldEventDropped(_ reason: Reason) -> Delivery {
+        let diagnostics: Diagnostics = switch reason {
+        case .authorizationDenied: .authorizationDenied
+        case .authorizationRestricted: .authorizationRestricted
+        case .accuracyLimited: .accuracyLimited
+        case .alwaysAuthorizationDenied: .alwaysAuthorizationDenied
+        case .serviceSessionRequired: .serviceSessionRequired
+        case .notDetermined, .insufficientlyInUse, .displaced, .expired, .provisionalAlways: .insufficientlyInUse
+        }
+        return Delivery(verdict: .dropped, reason: reason, diagnostics: diagnostics)
+    }
 }
 
 /// The diagnostic names an event carries, as the 2024 diagnostic properties (004): a set, written in

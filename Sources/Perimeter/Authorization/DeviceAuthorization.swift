@@ -155,7 +155,11 @@ struct DeviceAuthorization {
 
     mutating func apply(_ settings: SettingsChange) -> HeldResolution? {
         if let enabled = settings.locationServices { locationServices = enabled }
-        if let precise = settings.precise { accuracy = precise ? .full : .reduced }
+        if let precise = settings.precise {
+            accuracy = precise ? .full : .reduced
+            // Full accuracy leaves the temporary full-accuracy prompt nothing to ask.
+            if precise && prompt == .temporaryFullAccuracy { prompt = nil }
+        }
         guard let newStatus = settings.status else { return nil }
         var resolution: HeldResolution?
         if isProvisional {
@@ -202,13 +206,11 @@ struct DeviceAuthorization {
     }
 
     /// 004: knowing the goal, Core Location "will act when next possible" — when the app comes to the
-    /// foreground, every held session asks again; sessions taken in the background come into effect.
+    /// foreground, every held session asks again. A session taken in the background does not come
+    /// into effect then: one can "only start holding one when your app is in the foreground".
     mutating func enteredForeground() -> [RequestOutcome] {
         var outcomes: [RequestOutcome] = []
-        for i in sessions.indices {
-            sessions[i].isInEffect = true
-            outcomes += requests(for: sessions[i])
-        }
+        for session in sessions { outcomes += requests(for: session) }
         return outcomes
     }
 

@@ -45,5 +45,5 @@ struct HeldSession {
     var wantsFullAccuracy: Bool
     /// 004: a session counts in the background only if it "was started in the foreground, or while
     /// another one was in effect".
-    var isInEffect: Bool
+    let isInEffect: Bool
 }

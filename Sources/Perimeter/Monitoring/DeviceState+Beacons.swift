@@ -21,7 +21,8 @@ extension DeviceState {
                 beaconEntries.append(BeaconEntry(condition: i, pair: beaconPair(i, catalog: catalog)))
             }
             beaconEntries[k].pair.exitDue = due
-            exits.push(.init(due: due, condition: i))
+            // An exit due at the end of time never fires; queued, it would stay live forever.
+            if due != .distantFuture { exits.push(.init(due: due, condition: i)) }
             if beaconEntries[k].pair.state != .satisfied {
                 beaconEntries[k].pair.state = .satisfied
                 emit(MonitorEvent(device: name, identifier: catalog.beacons[Int(i)].identifier,
@@ -60,26 +61,54 @@ extension DeviceState {
         beaconScheduled = count
     }
 
-    /// Fires one queue entry: a touched pair's exit, or the first timer of a range of untouched pairs
-    /// (ranges fire in index order, since their starts never decrease).
-    mutating func fireExit(_ entry: ExitQueue.Entry, cause: Int, catalog: ConditionCatalog, policy: MonitoringPolicy,
-                           events: inout [MonitorEvent]) {
-        if entry.isRange {
-            let others = catalog.beaconStartingOtherwise
-            var k = Self.firstIndex(in: others, notBelow: entry.condition)
-            while k < others.count && others[k] < entry.rangeEnd {
+    /// Fires the first timer of a range of untouched pairs together with every other exit due at the
+    /// same instant, in condition order (then come the record's own events): the range is filed under
+    /// its first condition, which may be a touched pair whose own exit ties with it, and its untouched
+    /// pairs may lie between touched ones. Before each exit, the held events that expire by then.
+    mutating func fireRange(_ range: ExitQueue.Entry, before limit: Timestamp, cause: Int, catalog: ConditionCatalog,
+                            policy: MonitoringPolicy, events: inout [MonitorEvent]) {
+        let due = range.due
+        // Rare (a range fires once per device and addition), so these may allocate.
+        var ranges = [range], exitsAtDue: [ExitQueue.Entry] = []
+        while let next = exits.first, next.due == due {
+            _ = exits.popFirst()
+            if next.isRange {
+                ranges.append(next)
+            } else if isLive(next, catalog: catalog), exitsAtDue.last?.condition != next.condition {
+                exitsAtDue.append(next)  // in condition order, as the queue gives them; one per pair
+            }
+        }
+        var pending = exitsAtDue[...]
+        let others = catalog.beaconStartingOtherwise
+        for range in ranges {
+            var k = Self.firstIndex(in: others, notBelow: range.condition)
+            while k < others.count && others[k] < range.rangeEnd {
                 let i = others[k]
                 k += 1
                 guard !catalog.beaconRemoved[Int(i)], !beaconEntries.contains(where: { $0.condition == i }) else { continue }
+                while let exit = pending.first, exit.condition < i {
+                    pending.removeFirst()
+                    while expireOldestHeld(notAfter: due, before: limit, cause: cause, policy: policy, events: &events) {}
+                    fireExit(exit, cause: cause, catalog: catalog, policy: policy, events: &events)
+                }
+                while expireOldestHeld(notAfter: due, before: limit, cause: cause, policy: policy, events: &events) {}
                 emit(MonitorEvent(device: name, identifier: catalog.beacons[Int(i)].identifier, state: .unsatisfied,
-                                  date: entry.due, cause: cause),
+                                  date: due, cause: cause),
                      policy: policy, events: &events)
             }
-            beaconSettled = max(beaconSettled, entry.rangeEnd)
-            // Touched pairs that are unsatisfied now match the baseline: drop them.
-            beaconEntries.removeAll { $0.condition < beaconSettled && $0.pair.state == .unsatisfied && $0.pair.exitDue == .distantFuture }
-            return
         }
+        for exit in pending {
+            while expireOldestHeld(notAfter: due, before: limit, cause: cause, policy: policy, events: &events) {}
+            fireExit(exit, cause: cause, catalog: catalog, policy: policy, events: &events)
+        }
+        for range in ranges { beaconSettled = max(beaconSettled, range.rangeEnd) }
+        // Touched pairs that are unsatisfied now match the baseline: drop them.
+        beaconEntries.removeAll { $0.condition < beaconSettled && $0.pair.state == .unsatisfied && $0.pair.exitDue == .distantFuture }
+    }
+
+    /// Fires a touched pair's exit.
+    mutating func fireExit(_ entry: ExitQueue.Entry, cause: Int, catalog: ConditionCatalog, policy: MonitoringPolicy,
+                           events: inout [MonitorEvent]) {
         guard let k = beaconEntries.firstIndex(where: { $0.condition == entry.condition }) else { return }
         beaconEntries[k].pair.exitDue = .distantFuture
         beaconEntries[k].pair.state = .unsatisfied

@@ -12,12 +12,15 @@ extension DeviceState {
         }
         events.append(copy event)
         let cause = event.cause
-        // 000: Core Location "holds onto it and waits for a good time to ask".
-        if authorization.prompt == nil { authorization.prompt = .always(deferred: true) }
+        // 000: Core Location "holds onto it and waits for a good time to ask": the deferred always
+        // prompt opens (or stays open). No other prompt can be open while an event is held: the first
+        // and the immediate always prompt close before provisional always begins, and the temporary
+        // full-accuracy one closes when accuracy becomes full, which holding needs.
+        authorization.prompt = .always(deferred: true)
         authorization.held.append(event)
         while authorization.held.count > policy.holdingCapacity {
             let displaced = authorization.held.removeFirst()
-            events.append(displaced.resolved(Delivery(verdict: .dropped, reason: .displaced), cause: cause))
+            events.append(displaced.resolved(.heldEventDropped(.displaced), cause: cause))
         }
     }
 
@@ -25,7 +28,7 @@ extension DeviceState {
     mutating func resolveHeld(_ resolution: DeviceAuthorization.HeldResolution, cause: Int, events: inout [MonitorEvent]) {
         let delivery: Delivery = switch resolution {
         case .deliver: .delivered
-        case .drop(let reason): Delivery(verdict: .dropped, reason: reason)
+        case .drop(let reason): .heldEventDropped(reason)
         }
         for held in authorization.held {
             events.append(held.resolved(delivery, cause: cause))
@@ -60,6 +63,7 @@ extension MonitorEvent {
     func resolved(_ delivery: Delivery, cause: Int) -> MonitorEvent {
         var copy = self
         copy.delivery = delivery
+        copy.isFinalVerdict = true
         copy.cause = cause
         return copy
     }

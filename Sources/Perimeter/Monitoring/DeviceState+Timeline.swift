@@ -36,23 +36,31 @@ extension DeviceState {
     /// (an expiry before an exit at the same instant).
     mutating func advance(to limit: Timestamp, inclusive: Bool, cause: Int, catalog: ConditionCatalog,
                           policy: MonitoringPolicy, events: inout [MonitorEvent]) {
-        let maximumAge = policy.spans.maximumHoldingAge
         while true {
             dropStaleExits(catalog: catalog)
-            let exitDue = exits.first?.due
-            // Held events are in date order, so the oldest expires first.
-            let expiry = authorization.held.first?.date.adding(maximumAge)
-            let exitReady = exitDue.map { $0 < limit || (inclusive && $0 == limit) } ?? false
-            let expiryReady = expiry.map { $0 < limit } ?? false
-            if expiryReady, let expiry, !exitReady || expiry <= exitDue! {
-                let expired = authorization.held.removeFirst()
-                events.append(expired.resolved(Delivery(verdict: .dropped, reason: .expired), cause: cause))
-            } else if exitReady, let entry = exits.popFirst() {
-                fireExit(entry, cause: cause, catalog: catalog, policy: policy, events: &events)
+            let exitDue = exits.first.map(\.due).flatMap { $0 < limit || (inclusive && $0 == limit) ? $0 : nil }
+            if expireOldestHeld(notAfter: exitDue ?? .distantFuture, before: limit, cause: cause, policy: policy, events: &events) {
+                continue
+            }
+            guard exitDue != nil, let entry = exits.popFirst() else { return }
+            if entry.isRange {
+                fireRange(entry, before: limit, cause: cause, catalog: catalog, policy: policy, events: &events)
             } else {
-                return
+                fireExit(entry, cause: cause, catalog: catalog, policy: policy, events: &events)
             }
         }
+    }
+
+    /// Drops the oldest held event as expired if its expiry (date + maximum age) is before `limit`
+    /// and not after `instant` — an expiry goes before an exit at the same instant. Held events are
+    /// in date order, so the oldest expires first. Returns whether one expired.
+    mutating func expireOldestHeld(notAfter instant: Timestamp, before limit: Timestamp, cause: Int,
+                                   policy: MonitoringPolicy, events: inout [MonitorEvent]) -> Bool {
+        guard let expiry = authorization.held.first?.date.adding(policy.spans.maximumHoldingAge),
+              expiry < limit, expiry <= instant else { return false }
+        let expired = authorization.held.removeFirst()
+        events.append(expired.resolved(.heldEventDropped(.expired), cause: cause))
+        return true
     }
 
     /// Pops queue entries that a later sighting (or the condition's removal) made stale.

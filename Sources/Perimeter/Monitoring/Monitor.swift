@@ -108,7 +108,13 @@ public actor Monitor {
 
     private func publish() {
         for event in buffer {
-            lastEvents[RecordKey(device: event.device, identifier: event.identifier)] = event
+            let key = RecordKey(device: event.device, identifier: event.identifier)
+            // A held event's final verdict can come out after a newer event of its condition (one
+            // that displaced it, or Allow Always delivering old held events): it is the record's last
+            // event only while that event is still the latest.
+            if !event.isFinalVerdict || lastEvents[key].map({ $0.isHeldLine(of: event) }) == true {
+                lastEvents[key] = event
+            }
             continuation.yield(event)
         }
         changeBuffer.removeAll(keepingCapacity: true)
@@ -123,11 +129,21 @@ public actor Monitor {
     public var requestOutcomes: [RequestOutcome: Int] { engine.requestOutcomes }
 }
 
+extension MonitorEvent {
+    /// Whether this is the held line of the event whose final verdict is `final`: the same change
+    /// (state, date, refinement), still held.
+    fileprivate func isHeldLine(of final: MonitorEvent) -> Bool {
+        delivery.verdict == .held && !isFinalVerdict
+            && state == final.state && date == final.date && refinement == final.refinement
+    }
+}
+
 /// What `Monitor.record(for:device:)` tells about a condition.
 public struct MonitorRecord: Sendable, Hashable {
     public var condition: Condition
     /// The condition's true current state for the device, whatever was delivered.
     public var state: ConditionState
-    /// The last event the condition produced for the device, `nil` if none yet.
+    /// The last event the condition produced for the device, `nil` if none yet; once it was held, with
+    /// its final verdict when that comes.
     public var lastEvent: MonitorEvent?
 }

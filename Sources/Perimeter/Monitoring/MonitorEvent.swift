@@ -11,6 +11,9 @@ public struct MonitorEvent: Sendable, Hashable {
     /// For a beacon condition's satisfied event, the concrete beacon that satisfied it.
     public var refinement: BeaconIdentity?
     public var delivery: Delivery
+    /// Whether this is the second line of an event held earlier, with its final verdict (SPEC §4),
+    /// rather than a new change of state: it may come out after newer events of the same condition.
+    public internal(set) var isFinalVerdict = false
     /// The input line (or record index) of the record that produced the event.
     public var cause: Int
 

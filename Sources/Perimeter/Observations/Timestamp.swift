@@ -48,10 +48,16 @@ public struct TimeSpan: Sendable, Hashable, Comparable {
         self.nanoseconds = nanoseconds
     }
 
-    /// Rounds to the nearest nanosecond; negative and non-finite values become zero.
+    /// Rounds to the nearest nanosecond. A span beyond 64-bit nanoseconds (about 292 years, up to
+    /// +infinity) becomes the largest one — never, in practice, as instants saturate at
+    /// `Timestamp.distantFuture`; negative values and NaN become zero.
     public init(seconds: Double) {
         let ns = (seconds * 1e9).rounded()
-        nanoseconds = ns.isFinite && ns > 0 ? Int64(min(ns, 9.2e18)) : 0
+        if ns >= Double(Int64.max) {  // (2^63: the largest Int64 is not a Double)
+            nanoseconds = .max
+        } else {
+            nanoseconds = ns > 0 ? Int64(ns) : 0
+        }
     }
 
     public var seconds: Double { Double(nanoseconds) / 1e9 }
