@@ -103,10 +103,7 @@ import Testing
     }
 
     @Test func monitorActorYieldsTheSameEventsAndKeepsRecords() async throws {
-        let monitor = Monitor(name: "city")
-        for definition in try ConditionsReader.read(contentsOf: Fixture.path("city/conditions.geojson")) {
-            try await monitor.add(definition.condition, identifier: definition.identifier, assuming: definition.assuming)
-        }
+        let monitor = try await Fixture.monitor("city/conditions.geojson", name: "city")
         let collector = Task { () -> [MonitorEvent] in
             var all: [MonitorEvent] = []
             for await event in monitor.events { all.append(event) }
@@ -116,7 +113,6 @@ import Testing
         var returned: [MonitorEvent] = []
         while let next = reader.next() {
             let record = try next.get()
-            // Feed in batches of one device's consecutive records where possible, otherwise one at a time.
             returned += try await monitor.process(record.observation, device: record.device)
         }
         returned += await monitor.finish()
@@ -319,10 +315,7 @@ extension EndToEndTests {
 
         var policy = MonitoringPolicy()
         policy.initialAuthorization = .notDetermined
-        let monitor = Monitor(name: "07", policy: policy)
-        for definition in try ConditionsReader.read(contentsOf: Fixture.path("scenarios/07-allow-once/conditions.geojson")) {
-            try await monitor.add(definition.condition, identifier: definition.identifier, assuming: definition.assuming)
-        }
+        let monitor = try await Fixture.monitor("scenarios/07-allow-once/conditions.geojson", name: "07", policy: policy)
         let changes = Task { () -> [AuthorizationChange] in
             var all: [AuthorizationChange] = []
             for await change in monitor.authorizationChanges { all.append(change) }

@@ -38,4 +38,13 @@ enum Fixture {
         }
         return engine
     }
+
+    /// A `Monitor` loaded with a conditions fixture.
+    static func monitor(_ conditions: String, name: String, policy: MonitoringPolicy = MonitoringPolicy()) async throws -> Monitor {
+        let monitor = Monitor(name: name, policy: policy)
+        for definition in try ConditionsReader.read(contentsOf: path(conditions)) {
+            try await monitor.add(definition.condition, identifier: definition.identifier, assuming: definition.assuming)
+        }
+        return monitor
+    }
 }

@@ -55,10 +55,8 @@ import Testing
 
     @Test(arguments: names)
     func throughTheLibrary(_ name: String) async throws {
-        let monitor = Monitor(name: name, policy: try Self.policy(try Self.flags(name)))
-        for definition in try ConditionsReader.read(contentsOf: Fixture.path("scenarios/\(name)/conditions.geojson")) {
-            try await monitor.add(definition.condition, identifier: definition.identifier, assuming: definition.assuming)
-        }
+        let monitor = try await Fixture.monitor("scenarios/\(name)/conditions.geojson", name: name,
+                                                policy: try Self.policy(try Self.flags(name)))
         var reader = try ObservationReader(path: Fixture.path("scenarios/\(name)/observations.jsonl"))
         var events: [MonitorEvent] = []
         while let next = reader.next() {
