@@ -103,3 +103,32 @@ extension SightingBatchTests {
         }
     }
 }
+
+extension SightingBatchTests {
+    /// Batch after batch, the engine reuses its shards: each batch's events are its own, and a copy of
+    /// the engine made between batches goes on exactly as the original does.
+    @Test func batchAfterBatchAndACopyGoOnAsOneAtATime() throws {
+        var oracle = try Self.engine(threads: 1)
+        let records = Self.sightings(&oracle, outOfOrder: nil)
+        var expected: [MonitorEvent] = []
+        for record in records {
+            try oracle.process(.sighting(record.sighting), device: record.device, cause: record.cause, into: &expected)
+        }
+        var engine = try Self.engine(threads: 1)
+        _ = Self.sightings(&engine, outOfOrder: nil)
+        var events: [MonitorEvent] = []
+        try engine.process(Array(records[..<2_500]), into: &events)
+        try engine.process(Array(records[2_500..<5_000]), into: &events)
+        var copy = engine, copyEvents = events
+        for start in stride(from: 5_000, to: records.count, by: 2_500) {
+            let chunk = Array(records[start..<min(start + 2_500, records.count)])
+            try engine.process(chunk, into: &events)
+            var fresh: [MonitorEvent] = []  // an empty array takes the shard's events whole
+            try copy.process(chunk, into: &fresh)
+            copyEvents += fresh
+        }
+        #expect(expected.count > 3_000)
+        #expect(events == expected)
+        #expect(copyEvents == expected)
+    }
+}

@@ -21,6 +21,10 @@ public struct MonitoringEngine: Sendable {
     private var batchLatest: [Timestamp] = []
     private var batchMarks: [UInt32] = []
     private var batchMark: UInt32 = 0
+    /// The batch paths' shards, kept from batch to batch so that their arrays keep their capacity:
+    /// made afresh for each batch, they grew from empty every time (a copy of every event and
+    /// sighting per batch, and fresh pages to fault in).
+    private var shardPool: [StateShard] = []
 
     /// - Precondition: `policy.problem() == nil`.
     public init(policy: MonitoringPolicy = MonitoringPolicy()) {
@@ -192,7 +196,7 @@ public struct MonitoringEngine: Sendable {
 
         // 2. The shards, each with its own scratch and outputs.
         let workers = max(1, min(batchThreads, end / 4096))
-        let shards = (0..<workers).map { _ in StateShard() }
+        let shards = reusedShards(workers)
         let catalog = self.catalog, policy = self.policy
         let geometryFirst = batchGeometryFirst ?? catalog.polygonDataOutgrowsCache
         devices.withUnsafeMutableBufferPointer { devices in
@@ -220,7 +224,7 @@ public struct MonitoringEngine: Sendable {
                                    check: { _ throws(ObservationProblem) in })
         let end = refused?.index ?? batch.count
         let workers = max(1, min(batchThreads, end / 4096))
-        let shards = (0..<workers).map { _ in StateShard() }
+        let shards = reusedShards(workers)
         let catalog = self.catalog, policy = self.policy
         devices.withUnsafeMutableBufferPointer { devices in
             nonisolated(unsafe) let devices = devices
@@ -231,6 +235,16 @@ public struct MonitoringEngine: Sendable {
         merge(shards, end: end, device: { batch[$0].device }, into: &events)
         for record in batch[..<end] where latestTime.map({ record.sighting.time > $0 }) ?? true { latestTime = record.sighting.time }
         if let refused { throw refused }
+    }
+
+    /// `workers` emptied shards from the pool. A shard another copy of this engine still holds (the
+    /// engine is a value) is replaced, as copy-on-write would, so two copies never share one.
+    private mutating func reusedShards(_ workers: Int) -> [StateShard] {
+        for w in shardPool.indices where !isKnownUniquelyReferenced(&shardPool[w]) { shardPool[w] = StateShard() }
+        while shardPool.count < workers { shardPool.append(StateShard()) }
+        let shards = Array(shardPool[..<workers])
+        for shard in shards { shard.empty() }
+        return shards
     }
 
     /// The first record of a batch that `check` refuses or that is older than its device's previous

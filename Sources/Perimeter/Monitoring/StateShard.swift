@@ -11,6 +11,20 @@ final class StateShard: @unchecked Sendable {
     @exclusivity(unchecked) var changes: [AuthorizationChange] = []
     @exclusivity(unchecked) var changeRecords: [Int32] = []
     @exclusivity(unchecked) var fixesAnsweredByAnchor = 0
+    /// The sighting path's scratch: its sightings' batch positions and identities, and their matches.
+    @exclusivity(unchecked) private var positions: [Int] = []
+    @exclusivity(unchecked) private var identities: [BeaconIdentity] = []
+    @exclusivity(unchecked) private var matched: [Int32] = []
+    @exclusivity(unchecked) private var offsets: [Int] = []
+
+    /// Clears the outputs for the next batch, keeping every array's capacity.
+    func empty() {
+        events.removeAll(keepingCapacity: true)
+        eventRecords.removeAll(keepingCapacity: true)
+        changes.removeAll(keepingCapacity: true)
+        changeRecords.removeAll(keepingCapacity: true)
+        fixesAnsweredByAnchor = 0
+    }
 
     /// Runs the fixes `batch[..<end]` of the devices numbered `w` modulo `workers`, in record order;
     /// the fixes were checked, so none is refused.
@@ -55,12 +69,15 @@ final class StateShard: @unchecked Sendable {
     /// memory).
     func run(_ batch: [SightingRecord], end: Int, worker w: Int, of workers: Int,
              devices: UnsafeMutableBufferPointer<DeviceState>, catalog: ConditionCatalog, policy: MonitoringPolicy) {
-        var positions: [Int] = [], identities: [BeaconIdentity] = []
+        positions.removeAll(keepingCapacity: true)
+        identities.removeAll(keepingCapacity: true)
+        matched.removeAll(keepingCapacity: true)
+        offsets.removeAll(keepingCapacity: true)
+        offsets.append(0)
         for k in 0..<end where Int(batch[k].device.index) % workers == w {
             positions.append(k)
             identities.append(batch[k].sighting.identity)
         }
-        var matched: [Int32] = [], offsets = [0]
         identities.withUnsafeBufferPointer { catalog.beaconMatcher.matches($0, conditions: &matched, offsets: &offsets) }
         matched.withUnsafeBufferPointer { matched in
             for (n, k) in positions.enumerated() {
