@@ -20,12 +20,12 @@ let package = Package(
             pkgConfig: "geos",
             providers: [.apt(["libgeos-dev"])]
         ),
-        // The compiler's prefetch hint, which Swift does not expose (one inline function).
-        .target(name: "CPrefetch"),
+        // Compiler builtins Swift does not expose: the prefetch hint and sincos (inline functions).
+        .target(name: "CBuiltins"),
         // The engine: conditions, observations, state machines, authorization. No I/O.
         .target(
             name: "Perimeter",
-            dependencies: ["CGEOS", "CPrefetch"]
+            dependencies: ["CGEOS", "CBuiltins"]
         ),
         // Readers (GeoJSON, JSON Lines, CSV) and the event writer.
         .target(

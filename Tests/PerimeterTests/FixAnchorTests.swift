@@ -15,7 +15,7 @@ import Testing
             let shape = CircleShape(circle)
             for _ in 0..<200 {
                 // Points around the radius, the radius ± the margin, and exactly on them.
-                let margin = [0.0, 5, 30, 120].randomElement(using: &rng)!
+                let margin = [0.0, 5, 30, 120, .random(in: 0...1000, using: &rng)].randomElement(using: &rng)!
                 let target = circle.radius + [-margin, 0, margin].randomElement(using: &rng)!
                 let distance = max(0, target + [0, .random(in: -40...40, using: &rng), .random(in: -1e-6...1e-6, using: &rng)]
                     .randomElement(using: &rng)!)
@@ -30,6 +30,21 @@ import Testing
             }
         }
         #expect(mismatches.isEmpty, "\(mismatches.prefix(5))")
+    }
+
+    /// The frame's sine and cosine of half the margin's angle (a Taylor series below 12 km, libm's
+    /// above) are libm's to within two units in the last place, far inside the band in which the
+    /// circle test leaves the answer to the haversine.
+    @Test func frameHalfMarginSineAndCosineAreLibms() {
+        var rng = SplitMix64(seed: 6)
+        var margins = (0...120).map { 1e-3 * pow(1.25, Double($0)) }  // 1 mm to 400 km
+        margins += (0..<10_000).map { _ in Double.random(in: 0...13_000, using: &rng) }
+        for margin in margins {
+            let frame = FixFrame(Coordinate(latitude: 10, longitude: 20), margin: margin)
+            let half = margin / (2 * Geodesy.meanEarthRadius)
+            #expect(abs(frame.sinHalfMargin - sin(half)) <= 2 * sin(half).ulp, "margin \(margin)")
+            #expect(abs(frame.cosHalfMargin - cos(half)) <= 2 * cos(half).ulp, "margin \(margin)")
+        }
     }
 
     /// A fix that stays well inside the anchor's allowance needs no geometry; one that moves past it,

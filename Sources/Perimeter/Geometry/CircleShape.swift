@@ -1,3 +1,4 @@
+import CBuiltins
 import Foundation
 
 /// A circle condition compiled for evaluation: the centre as a unit vector, so that a fix compares
@@ -107,18 +108,34 @@ struct FixFrame {
         self.coordinate = coordinate
         self.margin = margin
         let half = margin / (2 * Geodesy.meanEarthRadius)
-        sinHalfMargin = margin == 0 ? 0 : sin(half)
-        cosHalfMargin = margin == 0 ? 1 : cos(half)
-    }
-
-    /// The frame's east–west scale (metresPerDegree × cos latitude), computed on first use.
-    var metresPerDegreeLongitude: Double {
-        mutating get {
-            if localScale.isNaN { localScale = Geodesy.metresPerDegree * cos(coordinate.latitude * Geodesy.radiansPerDegree) }
-            return localScale
+        if half < 1e-3 {
+            // Margins below 12 km (all of a fix's): Taylor series, whose remainders (h⁷/5040, h⁸/40320)
+            // lie far below a rounding step, instead of two calls into libm per fix. Any difference
+            // from libm's last bit is a few units in 10⁻¹⁶, and the circle test leaves the haversine
+            // to decide within 2 × 10⁻¹³ of a threshold.
+            let h2 = half * half
+            sinHalfMargin = half * (1 - h2 / 6 * (1 - h2 / 20))
+            cosHalfMargin = 1 - h2 / 2 * (1 - h2 / 12 * (1 - h2 / 30))
+        } else {
+            sinHalfMargin = sin(half)
+            cosHalfMargin = cos(half)
         }
     }
-    private var localScale = Double.nan
+
+    /// cos(latitude), computed on first use and shared by the frame's scale, its unit vector and the
+    /// anchor the fix may leave.
+    var cosLatitude: Double {
+        mutating get {
+            if storedCosLatitude.isNaN { storedCosLatitude = cos(coordinate.latitude * Geodesy.radiansPerDegree) }
+            return storedCosLatitude
+        }
+    }
+    private var storedCosLatitude = Double.nan
+
+    /// The frame's east–west scale (metresPerDegree × cos latitude).
+    var metresPerDegreeLongitude: Double {
+        mutating get { Geodesy.metresPerDegree * cosLatitude }
+    }
 
     /// A box holding every point within the margin of the fix, computed on first use.
     var marginBox: BoundingBox {
@@ -136,10 +153,13 @@ struct FixFrame {
         guard !hasUnitVector else { return }
         let phi = coordinate.latitude * Geodesy.radiansPerDegree
         let lambda = coordinate.longitude * Geodesy.radiansPerDegree
-        let cosPhi = cos(phi)
-        x = cosPhi * cos(lambda)
-        y = cosPhi * sin(lambda)
-        z = sin(phi)
+        var sinPhi = 0.0, cosPhi = 0.0, sinLambda = 0.0, cosLambda = 0.0
+        perimeter_sincos(phi, &sinPhi, &cosPhi)
+        perimeter_sincos(lambda, &sinLambda, &cosLambda)
+        if storedCosLatitude.isNaN { storedCosLatitude = cosPhi }  // the same value cos(phi) gives
+        x = cosPhi * cosLambda
+        y = cosPhi * sinLambda
+        z = sinPhi
         hasUnitVector = true
     }
 }

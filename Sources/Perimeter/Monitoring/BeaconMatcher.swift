@@ -1,4 +1,4 @@
-import CPrefetch
+import CBuiltins
 import Foundation
 
 /// Which beacon conditions a sighted identity matches, by open-addressing tables of plain integers:

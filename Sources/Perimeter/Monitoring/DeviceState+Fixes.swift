@@ -89,7 +89,7 @@ extension DeviceState {
                 anchorBuilder.addDecided(low: max(floor, distance))
             }
         }
-        anchor = anchorBuilder.anchor
+        anchor = anchorBuilder.anchor(&frame)
 
         if scratch.changes.count > 1 { scratch.changes.sort { $0.condition < $1.condition } }
         for change in scratch.changes {

@@ -29,10 +29,11 @@ struct FixAnchor {
     /// cos(latitude) of the anchor, for the quick bound in `holds`.
     private let cosLatitude: Double
 
-    init(coordinate: Coordinate, budget: Double) {
+    /// - Parameter cosLatitude: cos of the coordinate's latitude, if the caller has it already.
+    init(coordinate: Coordinate, budget: Double, cosLatitude: Double? = nil) {
         self.coordinate = coordinate
         self.budget = budget
-        cosLatitude = cos(coordinate.latitude * Geodesy.radiansPerDegree)
+        self.cosLatitude = cosLatitude ?? cos(coordinate.latitude * Geodesy.radiansPerDegree)
     }
 
     /// Whether the anchor's evaluation can serve for a fix at `c` with margin `m` (SPEC §2 margins):
@@ -104,7 +105,8 @@ struct FixAnchorBuilder {
     /// A pair left pending or unknown: later fixes may change it without moving.
     mutating func invalidate() { isValid = false }
 
-    var anchor: FixAnchor? {
-        isValid ? FixAnchor(coordinate: coordinate, budget: budget) : nil
+    /// The anchor, if the fix gave one; `frame` is the fix's (its cos latitude is shared).
+    func anchor(_ frame: inout FixFrame) -> FixAnchor? {
+        isValid ? FixAnchor(coordinate: coordinate, budget: budget, cosLatitude: frame.cosLatitude) : nil
     }
 }

@@ -1,2 +1,2 @@
 /* Header-only: the target needs one source file to build. */
-#include "prefetch.h"
+#include "builtins.h"
