@@ -263,6 +263,10 @@ let addSeconds = seconds(clock.now - buildStart)
 var query = engine.makeContainmentQuery()
 let buildSeconds = seconds(clock.now - buildStart)
 FileHandle.standardError.write(Data("perimeter-bench: adding \(addSeconds) s, indexes \(buildSeconds - addSeconds) s\n".utf8))
+let storage = engine.conditionStorage
+let conditionBytes = storage.reduce(0) { $0 + $1.bytes }
+FileHandle.standardError.write(Data(("perimeter-bench: conditions take \(conditionBytes) bytes: "
+    + storage.filter { $0.bytes > 0 }.map { "\($0.part) \($0.bytes)" }.joined(separator: ", ") + "\n").utf8))
 
 var containments = 0
 var hash: UInt64 = 0
@@ -381,6 +385,6 @@ if baseMode == "beacons" {
 var line = "{\"peer\":\"Perimeter\",\"mode\":\"\(mode)\""
 if let name { line += ",\"name\":\"\(name)\"" }
 line += ",\"fixes\":\(records),\"conditions\":\(conditions.count),\"seconds\":\(best),\"build_seconds\":\(buildSeconds)"
-line += ",\"containments\":\(containments),\"hash\":\(hash)"
+line += ",\"containments\":\(containments),\"hash\":\(hash),\"condition_bytes\":\(conditionBytes)"
 if stateful { line += ",\"events\":\(events),\"anchored\":\(anchored)" }
 print(line + "}")

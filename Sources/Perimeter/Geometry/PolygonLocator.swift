@@ -52,6 +52,13 @@ struct PolygonLocator: Sendable {
     /// Edges as `x1, y1, x2, y2` (longitude, latitude), every ring of every part.
     var edges: [Double] { storage.edges }
 
+    /// The heap bytes of the locator's arrays.
+    var heapBytes: Int {
+        HeapBytes.of(storage.edges) + HeapBytes.of(storage.stripeStart) + HeapBytes.of(storage.stripeEdges)
+            + HeapBytes.of(storage.cells) + HeapBytes.of(storage.clearance) + HeapBytes.of(storage.cellEdgeStart)
+            + HeapBytes.of(storage.cellEdges)
+    }
+
     static let outside: UInt8 = 0
     static let inside: UInt8 = 1
     static let boundary: UInt8 = 2

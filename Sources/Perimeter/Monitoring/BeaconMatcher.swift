@@ -14,6 +14,12 @@ struct BeaconMatcher: Sendable {
     private var exact = KeyTable(), byMajor = KeyTable(), byUUID = KeyTable()
     private var lists: [Int32] = []
 
+    /// The heap bytes of the tables.
+    var heapBytes: Int {
+        HeapBytes.of(uuidSlots) + HeapBytes.of(exact.slots) + HeapBytes.of(byMajor.slots) + HeapBytes.of(byUUID.slots)
+            + HeapBytes.of(lists)
+    }
+
     /// Keys of one wildcard form to their conditions.
     private struct KeyTable: Sendable {
         /// Slots of (key + 1, first, count), key 0 marking an empty one, in one cache line's reach: a

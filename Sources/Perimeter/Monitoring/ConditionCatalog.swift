@@ -18,9 +18,10 @@ public enum ConditionCatalogError: Error, Sendable, Hashable, CustomStringConver
 /// arrays); both numberings follow the order of addition, which is the order events of one record
 /// are written in.
 struct ConditionCatalog: Sendable {
+    /// A geographic condition's identifier and starting state; its geometry is in its shape
+    /// (`circleShapes`, or `polygonShapes` and `polygonConditions`), not kept twice.
     struct Geographic {
         var identifier: String
-        var condition: Condition
         var initialState: ConditionState
     }
 
@@ -39,7 +40,7 @@ struct ConditionCatalog: Sendable {
 
     private(set) var geographic: [Geographic] = []
     private(set) var beacons: [Beacon] = []
-    private(set) var byIdentifier: [String: Entry] = [:]
+    private var lookup = IdentifierTable()
     /// Identifiers of the monitored conditions, in addition order.
     private(set) var identifiers: [String] = []
     /// Finds the beacon conditions a sighting matches; rebuilt by `prepareIndex()` after changes.
@@ -52,6 +53,8 @@ struct ConditionCatalog: Sendable {
     private(set) var shapeSlots: [ShapeSlot] = []
     private(set) var circleShapes: [CircleShape] = []
     private(set) var polygonShapes: [PolygonShape] = []
+    /// The polygon conditions as added, by the same slot as `polygonShapes` (for `condition(_:)`).
+    private var polygonConditions: [PolygonalGeographicCondition] = []
     /// Geographic conditions whose starting state is not unsatisfied, ascending: the only ones a
     /// device's first fix must settle one by one.
     private(set) var geographicStartingOtherwise: [Int32] = []
@@ -69,28 +72,36 @@ struct ConditionCatalog: Sendable {
     /// is its edges several times over (raster, lists).
     private(set) var polygonBytes = 0
 
+    /// A geographic condition's slot in `circleShapes` or (complemented, so negative) in
+    /// `polygonShapes`: four bytes.
     struct ShapeSlot {
-        var isPolygon: Bool
-        var slot: Int32
+        private let code: Int32
+
+        init(isPolygon: Bool, slot: Int32) { code = isPolygon ? ~slot : slot }
+
+        var isPolygon: Bool { code < 0 }
+        var slot: Int32 { code < 0 ? ~code : code }
     }
 
     /// - Parameter polygonShape: the polygon's evaluation data when the caller built it already
     ///   (`PolygonShape(polygon.polygons)`; `addAll` builds many in parallel).
     mutating func add(_ condition: Condition, identifier: String, initialState: ConditionState,
                       addedAt: Timestamp?, polygonShape: PolygonShape? = nil) throws(ConditionCatalogError) {
-        guard byIdentifier[identifier] == nil else { throw .duplicateIdentifier(identifier) }
+        guard entry(identifier) == nil else { throw .duplicateIdentifier(identifier) }
+        let entry: Entry
         switch condition {
         case .circle(let circle):
             let shape = CircleShape(circle)
             shapeSlots.append(ShapeSlot(isPolygon: false, slot: Int32(circleShapes.count)))
             circleShapes.append(shape)
-            addGeographic(condition, box: shape.boundingBox, identifier: identifier, initialState: initialState)
+            entry = addGeographic(box: shape.boundingBox, identifier: identifier, initialState: initialState)
         case .polygon(let polygon):
             let shape = polygonShape ?? PolygonShape(polygon.polygons)
             shapeSlots.append(ShapeSlot(isPolygon: true, slot: Int32(polygonShapes.count)))
             polygonShapes.append(shape)
+            polygonConditions.append(polygon)
             polygonBytes += shape.locator.edges.count * MemoryLayout<Double>.size * 3
-            addGeographic(condition, box: shape.boundingBox, identifier: identifier, initialState: initialState)
+            entry = addGeographic(box: shape.boundingBox, identifier: identifier, initialState: initialState)
         case .beacon(let beacon):
             let i = Int32(beacons.count)
             beacons.append(Beacon(identifier: identifier, condition: beacon, initialState: initialState, addedAt: addedAt))
@@ -98,9 +109,23 @@ struct ConditionCatalog: Sendable {
             if initialState != .unsatisfied { beaconStartingOtherwise.append(i) }
             if beaconEpochs.last.map({ $0.addedAt != addedAt }) ?? true { beaconEpochs.append((i, addedAt)) }
             beaconMatcherIsStale = true
-            byIdentifier[identifier] = .beacon(i)
+            entry = .beacon(i)
         }
         identifiers.append(identifier)
+        let geographic = self.geographic, beacons = self.beacons
+        lookup.insert(entry, identifier: identifier) { Self.identifier(of: $0, geographic, beacons) }
+    }
+
+    /// The condition an identifier names, if it is monitored.
+    func entry(_ identifier: String) -> Entry? {
+        lookup.find(identifier) { Self.identifier(of: $0, geographic, beacons) }
+    }
+
+    private static func identifier(of entry: Entry, _ geographic: [Geographic], _ beacons: [Beacon]) -> String {
+        switch entry {
+        case .geographic(let i): geographic[Int(i)].identifier
+        case .beacon(let i): beacons[Int(i)].identifier
+        }
     }
 
     /// Adds `conditions` in order, as one `add` after another would (stopping at the first duplicate
@@ -120,18 +145,31 @@ struct ConditionCatalog: Sendable {
             }
             for chunk in built { for (i, shape) in chunk.shapes { shapes[i] = shape } }
         }
+        // Room for all of them at once: arrays grown by doubling would hold up to twice their size.
+        let circles = conditions.count - polygons.count - conditions.reduce(0) { if case .beacon = $1.condition { $0 + 1 } else { $0 } }
+        let geographicCount = circles + polygons.count, beaconCount = conditions.count - geographicCount
+        geographic.reserveCapacity(geographic.count + geographicCount)
+        geographicRemoved.reserveCapacity(geographicRemoved.count + geographicCount)
+        shapeSlots.reserveCapacity(shapeSlots.count + geographicCount)
+        circleShapes.reserveCapacity(circleShapes.count + circles)
+        polygonShapes.reserveCapacity(polygonShapes.count + polygons.count)
+        polygonConditions.reserveCapacity(polygonConditions.count + polygons.count)
+        beacons.reserveCapacity(beacons.count + beaconCount)
+        beaconRemoved.reserveCapacity(beaconRemoved.count + beaconCount)
+        identifiers.reserveCapacity(identifiers.count + conditions.count)
+        index.reserveCapacity(geographicCount)
         for (i, c) in conditions.enumerated() {
             try add(c.condition, identifier: c.identifier, initialState: c.initialState, addedAt: addedAt, polygonShape: shapes[i])
         }
     }
 
-    private mutating func addGeographic(_ condition: Condition, box: BoundingBox, identifier: String, initialState: ConditionState) {
+    private mutating func addGeographic(box: BoundingBox, identifier: String, initialState: ConditionState) -> Entry {
         let i = Int32(geographic.count)
-        geographic.append(Geographic(identifier: identifier, condition: condition, initialState: initialState))
+        geographic.append(Geographic(identifier: identifier, initialState: initialState))
         geographicRemoved.append(false)
-        byIdentifier[identifier] = .geographic(i)
         index.insert(i, box: box)
         if initialState != .unsatisfied { geographicStartingOtherwise.append(i) }
+        return .geographic(i)
     }
 
     /// The beacon conditions a sighted identity matches, ascending (addition order), into `result`.
@@ -266,14 +304,14 @@ struct ConditionCatalog: Sendable {
             let query = ConditionIndex.marginBox(around: frame.coordinate, metres: m)
             for k in coverGrid.excluded.indices {
                 let i = coverGrid.excluded[k]
-                if !geographicRemoved[Int(i)], let box = index.boxes[Int(i)], ConditionIndex.meets(box, query) {
+                if !geographicRemoved[Int(i)], let box = index.box(i), ConditionIndex.meets(box, query) {
                     candidates.append(i)
                     readings.append(reading(i, &frame))
                 }
             }
             if built < count {
                 for i in built..<count where !geographicRemoved[Int(i)] {
-                    if let box = index.boxes[Int(i)], ConditionIndex.meets(box, query) {
+                    if let box = index.box(i), ConditionIndex.meets(box, query) {
                         candidates.append(i)
                         readings.append(reading(i, &frame))
                     }
@@ -335,15 +373,40 @@ struct ConditionCatalog: Sendable {
         let s = shapeSlots[Int(i)]
         if s.isPolygon { return polygonShapes[Int(s.slot)].covers(frame.coordinate) }
         let c = frame.coordinate
-        guard let box = index.boxes[Int(i)],
+        guard let box = index.box(i),
               ConditionIndex.meets(box, BoundingBox(minLatitude: c.latitude, maxLatitude: c.latitude,
                                                     minLongitude: c.longitude, maxLongitude: c.longitude)) else { return false }
         return circleShapes[Int(s.slot)].reading(&frame) == .inside
     }
 
+    /// The heap bytes the catalogue holds, by part (see `MonitoringEngine.conditionStorageBytes`).
+    var heapBytes: [(part: String, bytes: Int)] {
+        [
+            ("identifiers", HeapBytes.of(identifiers) + identifiers.reduce(0) { $0 + HeapBytes.of($1) }),
+            ("identifier lookup", lookup.heapBytes),
+            ("geographic conditions", HeapBytes.of(geographic) + HeapBytes.of(geographicRemoved)
+                + HeapBytes.of(geographicStartingOtherwise) + HeapBytes.of(shapeSlots)),
+            ("circle shapes", HeapBytes.of(circleShapes)),
+            ("polygon shapes", HeapBytes.of(polygonShapes) + polygonShapes.reduce(0) { $0 + $1.locator.heapBytes }
+                + HeapBytes.of(polygonConditions) + polygonConditions.reduce(0) { $0 + Self.heapBytes(of: $1) }),
+            ("condition index", index.heapBytes),
+            ("cover grid", coverGrid.heapBytes),
+            ("beacon conditions", HeapBytes.of(beacons) + HeapBytes.of(beaconRemoved) + HeapBytes.of(beaconEpochs)
+                + HeapBytes.of(beaconStartingOtherwise)),
+            ("beacon matcher", beaconMatcher.heapBytes),
+        ]
+    }
+
+    private static func heapBytes(of polygon: PolygonalGeographicCondition) -> Int {
+        polygon.polygons.reduce(HeapBytes.of(polygon.polygons)) { bytes, part in
+            part.holes.reduce(bytes + HeapBytes.of(part.exterior) + HeapBytes.of(part.holes)) { $0 + HeapBytes.of($1) }
+        }
+    }
+
     @discardableResult
     mutating func remove(_ identifier: String) -> Bool {
-        guard let entry = byIdentifier.removeValue(forKey: identifier) else { return false }
+        let geographic = self.geographic, beacons = self.beacons
+        guard let entry = lookup.remove(identifier, identifierOf: { Self.identifier(of: $0, geographic, beacons) }) else { return false }
         identifiers.removeAll { $0 == identifier }
         switch entry {
         case .geographic(let i):
@@ -357,10 +420,12 @@ struct ConditionCatalog: Sendable {
     }
 
     func condition(_ identifier: String) -> Condition? {
-        switch byIdentifier[identifier] {
-        case .geographic(let i)?: geographic[Int(i)].condition
-        case .beacon(let i)?: .beacon(beacons[Int(i)].condition)
-        case nil: nil
+        switch entry(identifier) {
+        case .geographic(let i)?:
+            let s = shapeSlots[Int(i)]
+            return s.isPolygon ? .polygon(polygonConditions[Int(s.slot)]) : .circle(circleShapes[Int(s.slot)].condition)
+        case .beacon(let i)?: return .beacon(beacons[Int(i)].condition)
+        case nil: return nil
         }
     }
 }

@@ -8,8 +8,9 @@ import Foundation
 /// every query checks by box; conditions added since the last build wait in another, until the grid
 /// is rebuilt (amortised, as an array grows).
 struct ConditionIndex: Sendable {
-    /// Each condition's box, by index (`nil` once removed); longitudes may run past ±180.
-    private(set) var boxes: [BoundingBox?] = []
+    /// Each condition's box, by index, in single precision rounded outwards (`CompactBox.removed`
+    /// once removed); longitudes may run past ±180.
+    private var boxes: [CompactBox] = []
 
     // The grid: cell (row, column) lists cellItems[cellStart[cell] ..< cellStart[cell + 1]].
     private var minLatitude = -90.0
@@ -24,12 +25,21 @@ struct ConditionIndex: Sendable {
     private var unindexed: [Int32] = []
     private var addedSinceBuild = 0
 
+    /// The heap bytes of the index's arrays.
+    var heapBytes: Int { HeapBytes.of(boxes) + HeapBytes.of(cellStart) + HeapBytes.of(cellItems) + HeapBytes.of(unindexed) }
+
     static let maximumCellsPerCondition = 64
     static let maximumCells = 1 << 22
 
+    /// Condition `i`'s box (a little larger than the one inserted), `nil` once removed.
+    @inline(__always)
+    func box(_ i: Int32) -> BoundingBox? { boxes[Int(i)].box }
+
+    mutating func reserveCapacity(_ more: Int) { boxes.reserveCapacity(boxes.count + more) }
+
     mutating func insert(_ index: Int32, box: BoundingBox) {
         precondition(Int(index) == boxes.count, "conditions are indexed in order")
-        boxes.append(box)
+        boxes.append(CompactBox(box))
         unindexed.append(index)
         addedSinceBuild += 1
     }
@@ -40,7 +50,7 @@ struct ConditionIndex: Sendable {
     var needsRebuild: Bool { addedSinceBuild > 32 && addedSinceBuild * 256 > boxes.count }
 
     mutating func remove(_ index: Int32) {
-        boxes[Int(index)] = nil  // the grid keeps its slot until the next build; queries skip it
+        boxes[Int(index)] = .removed  // the grid keeps its slot until the next build; queries skip it
     }
 
     /// Lays the grid over the conditions present: cells about twice the median box, at most
@@ -48,7 +58,7 @@ struct ConditionIndex: Sendable {
     mutating func rebuild() {
         addedSinceBuild = 0
         unindexed.removeAll()
-        let present = boxes.indices.compactMap { i in boxes[i].map { (Int32(i), $0) } }
+        let present = boxes.indices.compactMap { i in boxes[i].box.map { (Int32(i), $0) } }
         guard let first = present.first?.1 else {
             cellStart = [0, 0]; cellItems = []; rows = 1; columns = 1
             return
@@ -149,7 +159,7 @@ struct ConditionIndex: Sendable {
             let cell = r0 * columns + c0
             for k in Int(cellStart[cell])..<Int(cellStart[cell + 1]) {
                 let i = cellItems[k]
-                if let box = boxes[Int(i)], Self.meets(box, query) { result.append(i) }
+                if let box = boxes[Int(i)].box, Self.meets(box, query) { result.append(i) }
             }
             return
         }
@@ -177,7 +187,7 @@ struct ConditionIndex: Sendable {
     @inline(__always)
     private func consider(_ i: Int32, _ query: BoundingBox, _ stamps: inout [UInt32], _ stamp: UInt32,
                           _ result: inout [Int32]) {
-        guard stamps[Int(i)] != stamp, let box = boxes[Int(i)] else { return }
+        guard stamps[Int(i)] != stamp, let box = boxes[Int(i)].box else { return }
         stamps[Int(i)] = stamp
         if Self.meets(box, query) { result.append(i) }
     }

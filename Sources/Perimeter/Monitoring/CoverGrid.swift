@@ -48,6 +48,9 @@ struct CoverGrid: Sendable, Equatable {
     /// Conditions the grid does not hold (too large): test them the ordinary way.
     private(set) var excluded: [Int32] = []
 
+    /// The heap bytes of the grid's arrays.
+    var heapBytes: Int { HeapBytes.of(cellStart) + HeapBytes.of(entries) + HeapBytes.of(excluded) }
+
     static let maximumCells = 1 << 24
     static let maximumCellsPerCondition = 4096
     static let maximumEntries = 1 << 24

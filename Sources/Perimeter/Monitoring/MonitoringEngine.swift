@@ -67,6 +67,11 @@ public struct MonitoringEngine: Sendable {
         catalog.prepareIndex(force: true, threads: batchThreads)
     }
 
+    /// About how many bytes of memory the conditions and their indexes take (per-device state not
+    /// included), by part: each array's capacity times its element's size, and identifiers' own
+    /// storage beyond 15 bytes. For capacity planning; `prepare()` first, so that the indexes exist.
+    public var conditionStorage: [(part: String, bytes: Int)] { catalog.heapBytes }
+
     /// Identifiers of the monitored conditions, in the order they were added.
     public var identifiers: [String] { catalog.identifiers }
 
@@ -77,7 +82,7 @@ public struct MonitoringEngine: Sendable {
     /// The current state of a condition for a device — its true state, whatever was delivered;
     /// `nil` if the condition is not monitored. A device not seen yet is in the starting state.
     public func state(of identifier: String, device: String) -> ConditionState? {
-        guard let entry = catalog.byIdentifier[identifier] else { return nil }
+        guard let entry = catalog.entry(identifier) else { return nil }
         let d = deviceIndex[device].map { devices[$0] }.flatMap { $0.hasStarted ? $0 : nil }
         switch entry {
         case .geographic(let i):

@@ -1,0 +1,79 @@
+import Foundation
+import PerimeterTestSupport
+import Testing
+@testable import Perimeter
+
+/// The compact forms the catalogue keeps conditions in, each against the plain one it replaced: the
+/// identifier table against a `Dictionary`, the single-precision box against its double box, and the
+/// memory the whole catalogue takes per circle.
+@Suite struct ConditionStorageTests {
+    /// Random inserts, removals and lookups, with identifiers that share prefixes and long runs of
+    /// occupied slots, agree with a dictionary at every step.
+    @Test func identifierTableEqualsADictionary() {
+        var rng = SplitMix64(seed: 41)
+        var table = IdentifierTable()
+        var oracle: [String: ConditionCatalog.Entry] = [:]
+        var names: [ConditionCatalog.Entry: String] = [:]
+        var nextGeographic: Int32 = 0, nextBeacon: Int32 = 0
+        let identifierOf: (ConditionCatalog.Entry) -> String = { names[$0]! }
+        for step in 0..<20_000 {
+            let name = "zone-\(Int.random(in: 0..<3_000, using: &rng))" + (Bool.random(using: &rng) ? "-with-a-longer-tail" : "")
+            switch Int.random(in: 0..<3, using: &rng) {
+            case 0 where oracle[name] == nil:
+                let entry: ConditionCatalog.Entry
+                if Bool.random(using: &rng) { entry = .geographic(nextGeographic); nextGeographic += 1 } else { entry = .beacon(nextBeacon); nextBeacon += 1 }
+                names[entry] = name
+                oracle[name] = entry
+                table.insert(entry, identifier: name, identifierOf: identifierOf)
+            case 1:
+                let removed = table.remove(name, identifierOf: identifierOf)
+                let expected = oracle.removeValue(forKey: name)
+                #expect(removed == expected, "step \(step): remove \(name)")
+            default:
+                #expect(table.find(name, identifierOf: identifierOf) == oracle[name], "step \(step): find \(name)")
+            }
+            #expect(table.count == oracle.count)
+        }
+        for (name, entry) in oracle { #expect(table.find(name, identifierOf: identifierOf) == entry) }
+        #expect(oracle.count > 500)
+    }
+
+    /// A compact box holds its double box, and differs from it by at most one single-precision step.
+    @Test func compactBoxHoldsItsBox() {
+        var rng = SplitMix64(seed: 42)
+        for _ in 0..<100_000 {
+            let lat = Double.random(in: -90...89, using: &rng), lon = Double.random(in: -200...199, using: &rng)
+            let box = BoundingBox(minLatitude: lat, maxLatitude: lat + .random(in: 0...1, using: &rng),
+                                  minLongitude: lon, maxLongitude: lon + .random(in: 0...1, using: &rng))
+            let compact = CompactBox(box).box!
+            #expect(compact.minLatitude <= box.minLatitude && compact.maxLatitude >= box.maxLatitude)
+            #expect(compact.minLongitude <= box.minLongitude && compact.maxLongitude >= box.maxLongitude)
+            #expect(box.minLongitude - compact.minLongitude <= Double(Float(abs(box.minLongitude)).ulp) * 2)
+        }
+        #expect(CompactBox.removed.box == nil)
+    }
+
+    /// 20,000 circles take under 200 bytes each besides the cover grid (whose size is set by its
+    /// entry budget, not per condition), and lookups still find every one after removals.
+    @Test func circlesTakeLittleBesidesTheGrid() throws {
+        var rng = SplitMix64(seed: 43)
+        var engine = MonitoringEngine()
+        let count = 20_000
+        try engine.add(contentsOf: (0..<count).map { k in
+            (try .circle(48.85 + .random(in: -0.2...0.2, using: &rng), 2.35 + .random(in: -0.3...0.3, using: &rng),
+                         radius: .random(in: 50...500, using: &rng)), "circle-\(k)", nil)
+        })
+        engine.prepare()
+        let parts = Dictionary(uniqueKeysWithValues: engine.conditionStorage.map { ($0.part, $0.bytes) })
+        let besidesGrid = parts.values.reduce(0, +) - parts["cover grid", default: 0]
+        #expect(besidesGrid < 200 * count, "\(parts)")
+        #expect(parts["identifier lookup", default: 0] <= 16 * count)
+        for k in stride(from: 0, to: count, by: 3) {
+            let removed = engine.remove("circle-\(k)")
+            #expect(removed)
+        }
+        for k in 0..<count {
+            #expect((engine.condition(for: "circle-\(k)") == nil) == (k % 3 == 0))
+        }
+    }
+}
