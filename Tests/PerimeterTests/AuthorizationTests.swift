@@ -438,6 +438,24 @@ import Testing
         #expect(await lastEvent(monitor) == "unsatisfied @200.0 delivered -")
     }
 
+    /// The final line must be matched to the very event it resolves: at one instant, satisfied,
+    /// unsatisfied, satisfied again — the third, still held, displaces the first, whose final line
+    /// looks like the third (same state, date, refinement) but must not replace it in the record.
+    @Test func aDisplacedEventsFinalLineLeavesAnEqualLookingNewerEventInTheRecord() async throws {
+        let monitor = try await provisionalMonitor(capacity: 2)
+        try await monitor.process(T.fix(0, 0, at: 100))
+        try await monitor.process(T.fix(5, 5, at: 100))
+        let lines = try await monitor.process(T.fix(0, 0, at: 100))
+        #expect(lines.map(\.isFinalVerdict) == [false, true])  // the third held, then the first displaced
+        #expect(lines.map(\.state) == [.satisfied, .satisfied])
+        #expect(await monitor.heldEventCount == 2)
+        #expect(await monitor.record(for: "a")?.lastEvent == lines.first)
+        #expect(await lastEvent(monitor) == "satisfied @100.0 held provisionalAlways")
+        // Allow Always delivers the second, then the third: the third's final line is the last event.
+        try await monitor.process(.answer(PromptAnswer(time: T.at(300), choice: .allowAlways)))
+        #expect(await lastEvent(monitor) == "satisfied @100.0 delivered -")
+    }
+
     @Test func allowAlwaysDeliveringOlderHeldEventsLeavesTheLatestInTheRecord() async throws {
         // Both held, delivered oldest first: the record ends with the later one.
         let two = try await provisionalMonitor(capacity: 2)

@@ -18,6 +18,9 @@ struct DeviceAuthorization {
     var prompt: Prompt?
     /// Events held during provisional always, oldest first.
     var held: [MonitorEvent] = []
+    /// Events held so far, for numbering them (`MonitorEvent.holding`); wraps, harmlessly, only
+    /// after 2³² of them.
+    var heldTotal: UInt32 = 0
     /// Service sessions held (profile ios18), in start order.
     var sessions: [HeldSession] = []
 

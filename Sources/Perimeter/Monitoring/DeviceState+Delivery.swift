@@ -10,6 +10,8 @@ extension DeviceState {
             events.append(event)
             return
         }
+        authorization.heldTotal &+= 1
+        event.holding = authorization.heldTotal
         events.append(copy event)
         let cause = event.cause
         // 000: Core Location "holds onto it and waits for a good time to ask": the deferred always
@@ -59,7 +61,7 @@ extension DeviceState {
 }
 
 extension MonitorEvent {
-    /// The final line of a held event: same event, new verdict, the resolving record as cause.
+    /// The final line of a held event: same event (and `holding`), new verdict, the resolving record as cause.
     func resolved(_ delivery: Delivery, cause: Int) -> MonitorEvent {
         var copy = self
         copy.delivery = delivery

@@ -130,11 +130,10 @@ public actor Monitor {
 }
 
 extension MonitorEvent {
-    /// Whether this is the held line of the event whose final verdict is `final`: the same change
-    /// (state, date, refinement), still held.
+    /// Whether this is the held line of the event whose final verdict is `final`, still held: the
+    /// same holding number (unique per device), not merely an equal-looking change of state.
     fileprivate func isHeldLine(of final: MonitorEvent) -> Bool {
-        delivery.verdict == .held && !isFinalVerdict
-            && state == final.state && date == final.date && refinement == final.refinement
+        delivery.verdict == .held && !isFinalVerdict && holding == final.holding
     }
 }
 

@@ -14,6 +14,11 @@ public struct MonitorEvent: Sendable, Hashable {
     /// Whether this is the second line of an event held earlier, with its final verdict (SPEC §4),
     /// rather than a new change of state: it may come out after newer events of the same condition.
     public internal(set) var isFinalVerdict = false
+    /// For an event that was held, its number among the events its device held (from 1, on its held
+    /// line and its final line alike); 0 otherwise. It ties a final line to exactly the held line it
+    /// resolves: another event of the condition may look the same (state, date, refinement, even
+    /// cause). 32 bits fit beside `isFinalVerdict`, so the event does not grow.
+    var holding: UInt32 = 0
     /// The input line (or record index) of the record that produced the event.
     public var cause: Int
 
