@@ -146,8 +146,8 @@ struct ConditionCatalog: Sendable {
             for chunk in built { for (i, shape) in chunk.shapes { shapes[i] = shape } }
         }
         // Room for all of them at once: arrays grown by doubling would hold up to twice their size.
-        let circles = conditions.count - polygons.count - conditions.reduce(0) { if case .beacon = $1.condition { $0 + 1 } else { $0 } }
-        let geographicCount = circles + polygons.count, beaconCount = conditions.count - geographicCount
+        let beaconCount = conditions.reduce(0) { if case .beacon = $1.condition { $0 + 1 } else { $0 } }
+        let geographicCount = conditions.count - beaconCount, circles = geographicCount - polygons.count
         geographic.reserveCapacity(geographic.count + geographicCount)
         geographicRemoved.reserveCapacity(geographicRemoved.count + geographicCount)
         shapeSlots.reserveCapacity(shapeSlots.count + geographicCount)
