@@ -7,8 +7,11 @@ import Foundation
 /// wholly outside, or crossed by the boundary (with the edges through each), so most points need one
 /// lookup and a point in a boundary cell tests only the edges of a few cells of its row; and
 /// horizontal stripes, each listing the edges that reach into it, for rows too crowded for that and for
-/// distance queries over larger boxes. A plain value: thread-safe, no allocation per query.
-struct PolygonLocator: Sendable {
+/// distance queries over larger boxes. Immutable once built: thread-safe, no allocation per query.
+///
+/// A class, so that a shape is one reference: a polygon condition's reading then borrows it for a
+/// retain, where a struct of these fields was copied whole (a value-witness call) for every reading.
+final class PolygonLocator: Sendable {
     let minX: Double, minY: Double, maxX: Double, maxY: Double
     private let stripeCount: Int
     private let stripeScale: Double
@@ -19,44 +22,26 @@ struct PolygonLocator: Sendable {
     /// Metres that k − 1 cells of clearance guarantee, per cell: the smaller cell side at the
     /// latitude of the box nearest a pole, with 1 % to spare for the sphere.
     private let metresPerClearanceCell: Double
-    /// The arrays, behind one reference so that a copy of the locator costs one retain.
-    private let storage: Storage
-
-    final class Storage: Sendable {
-        /// Edges as `x1, y1, x2, y2` (longitude, latitude), every ring of every part.
-        let edges: [Double]
-        /// Horizontal stripes: edges whose latitude range reaches stripe k are
-        /// stripeEdges[stripeStart[k] ..< stripeStart[k + 1]] (edge numbers).
-        let stripeStart: [Int32]
-        let stripeEdges: [Int32]
-        /// Raster: cells[row * columns + column] is outside (0), inside (1) or boundary (2).
-        let cells: [UInt8]
-        /// The Chebyshev distance in cells to the nearest boundary cell (capped at 255).
-        let clearance: [UInt8]
-        /// The edges passing through each cell: cellEdges[cellEdgeStart[cell] ..< cellEdgeStart[cell + 1]].
-        let cellEdgeStart: [Int32]
-        let cellEdges: [Int32]
-
-        init(edges: [Double], stripeStart: [Int32], stripeEdges: [Int32], cells: [UInt8], clearance: [UInt8],
-             cellEdgeStart: [Int32], cellEdges: [Int32]) {
-            self.edges = edges
-            self.stripeStart = stripeStart
-            self.stripeEdges = stripeEdges
-            self.cells = cells
-            self.clearance = clearance
-            self.cellEdgeStart = cellEdgeStart
-            self.cellEdges = cellEdges
-        }
-    }
-
     /// Edges as `x1, y1, x2, y2` (longitude, latitude), every ring of every part.
-    var edges: [Double] { storage.edges }
+    let edges: [Double]
+    /// Horizontal stripes: edges whose latitude range reaches stripe k are
+    /// stripeEdges[stripeStart[k] ..< stripeStart[k + 1]] (edge numbers).
+    private let stripeStart: [Int32]
+    private let stripeEdges: [Int32]
+    /// Raster: cells[row * columns + column] is outside (0), inside (1) or boundary (2).
+    private let cells: [UInt8]
+    /// The Chebyshev distance in cells to the nearest boundary cell (capped at 255).
+    private let clearance: [UInt8]
+    /// The edges passing through each cell: cellEdges[cellEdgeStart[cell] ..< cellEdgeStart[cell + 1]].
+    private let cellEdgeStart: [Int32]
+    private let cellEdges: [Int32]
 
-    /// The heap bytes of the locator's arrays.
+    /// The heap bytes of the locator: itself (a 16-byte header, eleven scalars and seven array
+    /// references) and its arrays.
     var heapBytes: Int {
-        HeapBytes.of(storage.edges) + HeapBytes.of(storage.stripeStart) + HeapBytes.of(storage.stripeEdges)
-            + HeapBytes.of(storage.cells) + HeapBytes.of(storage.clearance) + HeapBytes.of(storage.cellEdgeStart)
-            + HeapBytes.of(storage.cellEdges)
+        16 + 11 * 8 + 7 * 8
+            + HeapBytes.of(edges) + HeapBytes.of(stripeStart) + HeapBytes.of(stripeEdges)
+            + HeapBytes.of(cells) + HeapBytes.of(clearance) + HeapBytes.of(cellEdgeStart) + HeapBytes.of(cellEdges)
     }
 
     static let outside: UInt8 = 0
@@ -150,9 +135,13 @@ struct PolygonLocator: Sendable {
                 for k in runStart..<c { cells[r * columns + k] = state }
             }
         }
-        storage = Storage(edges: edges, stripeStart: counts, stripeEdges: stripeEdges, cells: cells,
-                          clearance: Self.chebyshevClearance(cells, columns: columns, rows: rows),
-                          cellEdgeStart: edgeStart, cellEdges: cellEdges)
+        self.edges = edges
+        self.stripeStart = counts
+        self.stripeEdges = stripeEdges
+        self.clearance = Self.chebyshevClearance(cells, columns: columns, rows: rows)
+        self.cells = cells
+        cellEdgeStart = edgeStart
+        self.cellEdges = cellEdges
     }
 
     /// Marks every cell an edge comes near (with a sliver of slack, so that rounding in the point's
@@ -228,7 +217,7 @@ struct PolygonLocator: Sendable {
     func covers(_ x: Double, _ y: Double) -> Bool {
         guard x >= minX, x <= maxX, y >= minY, y <= maxY else { return false }
         let cell = cellIndex(x, y)
-        let state = storage.cells[cell]
+        let state = self.cells[cell]
         if state != Self.boundary { return state == Self.inside }
         return rowCovers(x, y, cell: cell)
     }
@@ -242,13 +231,13 @@ struct PolygonLocator: Sendable {
     /// counts in the first of them only. Falls back to the stripe on rows with very many edges.
     @inline(__always)
     private func rowCovers(_ x: Double, _ y: Double, cell: Int) -> Bool {
-        let cells = storage.cells, start = storage.cellEdgeStart, list = storage.cellEdges
+        let cells = self.cells, start = self.cellEdgeStart, list = self.cellEdges
         let rowEnd = (cell / columns + 1) * columns
         var stop = cell + 1
         while stop < rowEnd && cells[stop] == Self.boundary { stop += 1 }
         guard Int(start[stop] - start[cell]) <= 256 else { return stripeCovers(x, y) }
         var crossings = stop < rowEnd && cells[stop] == Self.inside ? 1 : 0
-        return storage.edges.withUnsafeBufferPointer { e in
+        return self.edges.withUnsafeBufferPointer { e in
             for k in cell..<stop {
                 // Both lists ascend by edge number: walk the previous cell's alongside, to skip edges
                 // already counted there.
@@ -300,8 +289,8 @@ struct PolygonLocator: Sendable {
 
     /// The answer without the raster: GEOS's ray-crossing count over the edges of the point's stripe.
     func stripeCovers(_ x: Double, _ y: Double) -> Bool {
-        Self.rayCrossingCovers(x, y, edges: storage.edges, stripeCount: stripeCount, stripeScale: stripeScale, minY: minY,
-                               stripeStart: storage.stripeStart, stripeEdges: storage.stripeEdges)
+        Self.rayCrossingCovers(x, y, edges: self.edges, stripeCount: stripeCount, stripeScale: stripeScale, minY: minY,
+                               stripeStart: self.stripeStart, stripeEdges: self.stripeEdges)
     }
 
     /// GEOS's `RayCrossingCounter.countSegment` over the edges of the point's stripe.
@@ -342,7 +331,7 @@ struct PolygonLocator: Sendable {
         let c = frame.coordinate, metres = frame.margin
         // Cells far from any boundary cell answer without looking at edges.
         if c.longitude >= minX, c.longitude <= maxX, c.latitude >= minY, c.latitude <= maxY {
-            let k = Int(storage.clearance[cellIndex(c.longitude, c.latitude)])
+            let k = Int(self.clearance[cellIndex(c.longitude, c.latitude)])
             // The point may sit at its cell's edge: k − 1 whole cells separate it from the boundary.
             if k >= 2 && Double(k - 1) * metresPerClearanceCell > metres { return false }
         }
@@ -353,16 +342,27 @@ struct PolygonLocator: Sendable {
         }
         // (A micrometre more either way covers rounding, which dominates at tiny distances.)
         let near = metres * (1 - 2e-3) - 1e-6, far = metres * (1 + 2e-3) + 1e-6
-        let nearSquared = near > 0 ? near * near : -1
+        let nearSquared = near > 0 ? near * near : -1, farSquared = far * far
         var nearest = NearestPointFrame(c, metresPerDegreeLongitude: frame.metresPerDegreeLongitude)
-        var decided = false
+        // First without the nearest point (no division per edge): an edge inside `near` answers yes;
+        // none inside `far` answers no. Only the band between needs the nearest point and the haversine.
+        var closest = NearestPointFrame.Closeness.beyond
         forEachEdge(near: box) { x1, y1, x2, y2 in
-            nearest.consider(x1, y1, x2, y2)
-            if nearest.bestSquared < nearSquared { decided = true; return false }
+            switch nearest.closeness(x1, y1, x2, y2, near: nearSquared, far: farSquared) {
+            case .near: closest = .near; return false
+            case .band: closest = .band
+            case .beyond: break
+            }
             return true
         }
-        if decided { return true }
-        if nearest.bestSquared > far * far { return false }
+        if closest == .near { return true }
+        if closest == .beyond { return false }
+        forEachEdge(near: box) { x1, y1, x2, y2 in
+            nearest.consider(x1, y1, x2, y2)
+            return true
+        }
+        if nearest.bestSquared < nearSquared { return true }
+        if nearest.bestSquared > farSquared { return false }
         let best = nearest.nearest.map { Geodesy.distance(c, $0) } ?? .infinity
         return inclusive ? best <= metres : best < metres
     }
@@ -376,7 +376,7 @@ struct PolygonLocator: Sendable {
             // A few edges: all of them, each once, cost less than finding those in the box (which,
             // for the cover grid's boxes, are most of them, some several times over). Edges beyond
             // the box can only lower the result: still the nearest boundary distance.
-            let e = storage.edges
+            let e = self.edges
             var i = 0
             while i < e.count {
                 frame.consider(e[i], e[i + 1], e[i + 2], e[i + 3])
@@ -400,7 +400,7 @@ struct PolygonLocator: Sendable {
     private func forEachEdge(near box: BoundingBox, _ body: (Double, Double, Double, Double) -> Bool) {
         let lowY = max(box.minLatitude, minY), highY = min(box.maxLatitude, maxY)
         guard lowY <= highY else { return }
-        let edges = storage.edges
+        let edges = self.edges
         // A box over few raster cells: the edges through those cells are every edge inside it.
         if box.minLongitude >= -180, box.maxLongitude <= 180 {
             let lowX = max(box.minLongitude, minX), highX = min(box.maxLongitude, maxX)
@@ -408,7 +408,7 @@ struct PolygonLocator: Sendable {
             let c0 = min(columns - 1, Int((lowX - minX) * cellScaleX)), c1 = min(columns - 1, Int((highX - minX) * cellScaleX))
             let r0 = min(rows - 1, Int((lowY - minY) * cellScaleY)), r1 = min(rows - 1, Int((highY - minY) * cellScaleY))
             if (c1 - c0 + 1) * (r1 - r0 + 1) <= 64 {
-                let start = storage.cellEdgeStart, list = storage.cellEdges
+                let start = self.cellEdgeStart, list = self.cellEdges
                 for r in r0...r1 {
                     for col in c0...c1 {
                         let cell = r * columns + col
@@ -423,7 +423,7 @@ struct PolygonLocator: Sendable {
         }
         let k0 = min(stripeCount - 1, max(0, Int((lowY - minY) * stripeScale)))
         let k1 = min(stripeCount - 1, max(0, Int((highY - minY) * stripeScale)))
-        let stripeStart = storage.stripeStart, stripeEdges = storage.stripeEdges
+        let stripeStart = self.stripeStart, stripeEdges = self.stripeEdges
         for k in k0...k1 {
             for i in Int(stripeStart[k])..<Int(stripeStart[k + 1]) {
                 let base = Int(stripeEdges[i]) * 4
@@ -455,6 +455,46 @@ struct NearestPointFrame {
     init(_ origin: Coordinate, metresPerDegreeLongitude: Double) {
         self.origin = origin
         kx = metresPerDegreeLongitude
+    }
+
+    /// Where an edge's frame distance from the origin lies against two squared distances.
+    enum Closeness {
+        /// Below `near`.
+        case near
+        /// From `near` up to `far`.
+        case band
+        /// Beyond `far`.
+        case beyond
+    }
+
+    /// Where the edge's squared frame distance (as `consider` measures it) lies against `near` and
+    /// `far`, compared without dividing by the edge's length. Rounding may place a distance within a
+    /// few ulps of `near` or `far` on either side of it, which callers' thresholds leave room for.
+    @inline(__always)
+    func closeness(_ lon1: Double, _ lat1: Double, _ lon2: Double, _ lat2: Double, near: Double, far: Double) -> Closeness {
+        var alon = lon1 - origin.longitude, blon = lon2 - origin.longitude
+        if min(alon, blon) > 180 {
+            alon -= 360; blon -= 360
+        } else if max(alon, blon) < -180 {
+            alon += 360; blon += 360
+        }
+        let ax = alon * kx, ay = (lat1 - origin.latitude) * ky
+        let dx = (blon - alon) * kx, dy = (lat2 - lat1) * ky
+        let along = -(ax * dx + ay * dy), lengthSquared = dx * dx + dy * dy
+        // The nearest point is an end (t ≤ 0 or t ≥ 1), or the foot of the perpendicular, whose
+        // squared distance is cross² / length².
+        let scaled: Double, scale: Double
+        if along <= 0 || lengthSquared == 0 {
+            scaled = ax * ax + ay * ay; scale = 1
+        } else if along >= lengthSquared {
+            let bx = ax + dx, by = ay + dy
+            scaled = bx * bx + by * by; scale = 1
+        } else {
+            let cross = ax * dy - ay * dx
+            scaled = cross * cross; scale = lengthSquared
+        }
+        if scaled < near * scale { return .near }
+        return scaled > far * scale ? .beyond : .band
     }
 
     mutating func consider(_ lon1: Double, _ lat1: Double, _ lon2: Double, _ lat2: Double) {

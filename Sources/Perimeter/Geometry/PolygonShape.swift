@@ -1,15 +1,17 @@
 import Foundation
 
 /// A polygon condition compiled for evaluation: the exact point locator for the sign of the distance
-/// to the boundary, and the edges for its size. A plain value, safe to share between threads.
+/// to the boundary, and the edges for its size. One reference to an immutable locator: cheap to copy,
+/// safe to share between threads.
 struct PolygonShape: Sendable {
-    let boundingBox: BoundingBox
     let locator: PolygonLocator
 
     init(_ polygons: [GeoPolygon]) {
         locator = PolygonLocator(polygons)
-        boundingBox = BoundingBox(minLatitude: locator.minY, maxLatitude: locator.maxY,
-                                  minLongitude: locator.minX, maxLongitude: locator.maxX)
+    }
+
+    var boundingBox: BoundingBox {
+        BoundingBox(minLatitude: locator.minY, maxLatitude: locator.maxY, minLongitude: locator.minX, maxLongitude: locator.maxX)
     }
 
     /// Exactly GEOS's `covers` (boundary included) on the raw coordinates.
