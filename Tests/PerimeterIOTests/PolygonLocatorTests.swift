@@ -87,9 +87,16 @@ import Testing
             let locator = PolygonLocator(polygons)
             let prepared = GEOSPreparedGeometryHandle(preparing: PolygonGeometry.make(polygons, in: context))
             let count = name.hasPrefix("spiky-4096") ? perShape * 20 : perShape
-            for p in Self.points(for: polygons, count: count, rng: &rng) {
+            let points = Self.points(for: polygons, count: count, rng: &rng)
+            // The batch form too, with its own answers.
+            var batch = [Bool](repeating: false, count: points.count)
+            points.withUnsafeBufferPointer { points in batch.withUnsafeMutableBufferPointer { locator.covers(points, into: $0) } }
+            for (k, p) in points.enumerated() {
                 let expected = prepared.covers(GEOSGeometryHandle.point(p, in: context))
                 let got = locator.covers(p.longitude, p.latitude)
+                if batch[k] != expected, mismatches.count < 20 {
+                    mismatches.append("\(name) batch [\(p.longitude), \(p.latitude)]: GEOS \(expected)")
+                }
                 total += 1
                 if expected { inside += 1 }
                 if got != expected, mismatches.count < 20 {
@@ -374,6 +381,8 @@ extension ContainmentQueryTests {
         case box
         /// A few polygons too large for the grid (and one removed): each point tested against each.
         case fewLarge
+        /// One such polygon (the batch's one-polygon loop).
+        case oneLarge
     }
 
     /// The batch query (points taken in cell order, or tested directly against a few large polygons)
@@ -395,6 +404,8 @@ extension ContainmentQueryTests {
             try engine.add(Self.box(south: -80, north: 80, west: -170, east: 180.0000000000001), identifier: "removed")
             engine.prepare()
             engine.remove("removed")  // (after the grid was laid out: still listed there)
+        case .oneLarge:
+            try engine.add(Self.box(south: 48.83, north: 80, west: 2.33, east: 180.0000000000001), identifier: "north-east")
         }
         var points = (0..<20_000).map { _ in
             Coordinate(latitude: origin.latitude + .random(in: -0.04...0.04, using: &rng),
@@ -402,7 +413,7 @@ extension ContainmentQueryTests {
         }
         points += [Coordinate(latitude: .nan, longitude: 2.35), Coordinate(latitude: 48.85, longitude: .infinity)]
         var query = engine.makeContainmentQuery()
-        #expect(query.testsPolygonsDirectly == (batch == .fewLarge))
+        #expect(query.testsPolygonsDirectly == (batch == .fewLarge || batch == .oneLarge))
         query.ordersBatchesByCell = batch == .grid  // (the conditions here are few: order by cell regardless)
         var conditions: [Int32] = [], offsets: [Int] = []
         query.conditions(containing: points, conditions: &conditions, offsets: &offsets)

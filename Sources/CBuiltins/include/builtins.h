@@ -15,4 +15,10 @@ static inline void perimeter_sincos(double x, double *sine, double *cosine) {
     __builtin_sincos(x, sine, cosine);
 }
 
+/* `x` truncated toward zero, for an `x` the caller knows is well within `long`'s range: one
+   instruction, where Swift's conversion also checks the range (a dozen per raster lookup). */
+static inline long perimeter_truncate(double x) {
+    return (long)x;
+}
+
 #endif

@@ -1,3 +1,4 @@
+import CBuiltins
 import Foundation
 
 /// Exact point-in-polygon (boundary included) for a polygon or multipolygon, answering exactly as
@@ -30,17 +31,23 @@ final class PolygonLocator: Sendable {
     private let stripeEdges: [Int32]
     /// Raster: cells[row * columns + column] is outside (0), inside (1) or boundary (2).
     private let cells: [UInt8]
+    /// Blocks of 8 × 8 cells: inside or outside when all of a block's cells are, else boundary. Small
+    /// enough to stay in cache when the raster does not (a continent's is megabytes), so that most
+    /// points far from the boundary are answered without reading the raster.
+    private let blocks: [UInt8]
+    private let blockColumns: Int
+    static let blockShift = 3
     /// The Chebyshev distance in cells to the nearest boundary cell (capped at 255).
     private let clearance: [UInt8]
     /// The edges passing through each cell: cellEdges[cellEdgeStart[cell] ..< cellEdgeStart[cell + 1]].
     private let cellEdgeStart: [Int32]
     private let cellEdges: [Int32]
 
-    /// The heap bytes of the locator: itself (a 16-byte header, eleven scalars and seven array
+    /// The heap bytes of the locator: itself (a 16-byte header, twelve scalars and eight array
     /// references) and its arrays.
     var heapBytes: Int {
-        16 + 11 * 8 + 7 * 8
-            + HeapBytes.of(edges) + HeapBytes.of(stripeStart) + HeapBytes.of(stripeEdges)
+        16 + 12 * 8 + 8 * 8
+            + HeapBytes.of(edges) + HeapBytes.of(blocks) + HeapBytes.of(stripeStart) + HeapBytes.of(stripeEdges)
             + HeapBytes.of(cells) + HeapBytes.of(clearance) + HeapBytes.of(cellEdgeStart) + HeapBytes.of(cellEdges)
     }
 
@@ -135,6 +142,8 @@ final class PolygonLocator: Sendable {
                 for k in runStart..<c { cells[r * columns + k] = state }
             }
         }
+        blockColumns = (columns + (1 << Self.blockShift) - 1) >> Self.blockShift
+        blocks = Self.blocks(of: cells, columns: columns, rows: rows, blockColumns: blockColumns)
         self.edges = edges
         self.stripeStart = counts
         self.stripeEdges = stripeEdges
@@ -177,6 +186,19 @@ final class PolygonLocator: Sendable {
         }
     }
 
+    /// Each block's state: its cells' if they all agree (inside or outside), else boundary.
+    private static func blocks(of cells: [UInt8], columns: Int, rows: Int, blockColumns: Int) -> [UInt8] {
+        let blockRows = (rows + (1 << blockShift) - 1) >> blockShift
+        var blocks = [UInt8](repeating: 255, count: blockColumns * blockRows)  // (255: no cell seen yet)
+        for r in 0..<rows {
+            for c in 0..<columns {
+                let b = (r >> blockShift) * blockColumns + (c >> blockShift), state = cells[r * columns + c]
+                if blocks[b] == 255 { blocks[b] = state } else if blocks[b] != state { blocks[b] = boundary }
+            }
+        }
+        return blocks
+    }
+
     /// Chebyshev distance (in cells) from each cell to the nearest boundary cell, two passes.
     private static func chebyshevClearance(_ cells: [UInt8], columns: Int, rows: Int) -> [UInt8] {
         var d = cells.map { $0 == boundary ? 0 : 255 }
@@ -215,11 +237,57 @@ final class PolygonLocator: Sendable {
     /// exactly GEOS's answer.
     @inline(__always)
     func covers(_ x: Double, _ y: Double) -> Bool {
-        guard x >= minX, x <= maxX, y >= minY, y <= maxY else { return false }
-        let cell = cellIndex(x, y)
-        let state = self.cells[cell]
-        if state != Self.boundary { return state == Self.inside }
-        return rowCovers(x, y, cell: cell)
+        let answer = blocks.withUnsafeBufferPointer { blocks in
+            cells.withUnsafeBufferPointer { cells in raster.answer(x, y, blocks: blocks, cells: cells) }
+        }
+        return answer >= 0 ? rowCovers(x, y, cell: answer) : answer == Raster.covered
+    }
+
+    /// `covers(_:_:)` for each of `points` (x = longitude, y = latitude), into `covered`: the same
+    /// answers, with the raster's scalars and arrays held across the points.
+    func covers(_ points: UnsafeBufferPointer<Coordinate>, into covered: UnsafeMutableBufferPointer<Bool>) {
+        let raster = self.raster
+        blocks.withUnsafeBufferPointer { blocks in
+            cells.withUnsafeBufferPointer { cells in
+                for k in points.indices {
+                    let x = points[k].longitude, y = points[k].latitude
+                    let answer = raster.answer(x, y, blocks: blocks, cells: cells)
+                    covered[k] = answer >= 0 ? rowCovers(x, y, cell: answer) : answer == Raster.covered
+                }
+            }
+        }
+    }
+
+    /// The raster's scalars, as a value that a batch keeps in registers (the compiler reloads a
+    /// class's fields around every call it cannot see into).
+    private struct Raster {
+        let minX: Double, minY: Double, maxX: Double, maxY: Double, scaleX: Double, scaleY: Double
+        let columns: Int, rows: Int, blockColumns: Int
+
+        /// `answer`'s codes for a point the raster decides alone.
+        static let covered = -2, uncovered = -1
+
+        /// What the raster says about (x, y): `covered` or `uncovered` when its block or cell is
+        /// wholly inside or outside (or the point is outside the box, or not a number), else the
+        /// boundary cell whose edges decide.
+        @inline(__always)
+        func answer(_ x: Double, _ y: Double, blocks: UnsafeBufferPointer<UInt8>, cells: UnsafeBufferPointer<UInt8>) -> Int {
+            guard x >= minX, x <= maxX, y >= minY, y <= maxY else { return Self.uncovered }
+            // (Both products are within [0, columns] and [0, rows] here.)
+            let c = min(columns - 1, perimeter_truncate((x - minX) * scaleX))
+            let r = min(rows - 1, perimeter_truncate((y - minY) * scaleY))
+            let block = blocks[(r >> PolygonLocator.blockShift) * blockColumns + (c >> PolygonLocator.blockShift)]
+            if block != PolygonLocator.boundary { return block == PolygonLocator.inside ? Self.covered : Self.uncovered }
+            let cell = r * columns + c
+            let state = cells[cell]
+            if state != PolygonLocator.boundary { return state == PolygonLocator.inside ? Self.covered : Self.uncovered }
+            return cell
+        }
+    }
+
+    private var raster: Raster {
+        Raster(minX: minX, minY: minY, maxX: maxX, maxY: maxY, scaleX: cellScaleX, scaleY: cellScaleY,
+               columns: columns, rows: rows, blockColumns: blockColumns)
     }
 
     /// The answer for a point in a boundary cell, from a ray along its raster row: the ray to the
@@ -227,28 +295,43 @@ final class PolygonLocator: Sendable {
     /// cell (an edge crossing further right would pass through that cell, which no edge comes near),
     /// and from there on crosses as often as that cell's state says (odd inside, none past the last
     /// column). So GEOS's count over those few edges, plus that cell's state, is GEOS's answer — the
-    /// stripe's whole width is not needed. An edge is listed in a run of adjacent cells of the row; it
+    /// stripe's whole width is not needed. The ray to the left serves as well (GEOS's count on the
+    /// polygon mirrored east–west, whose orientations are exactly the negated ones), so the shorter
+    /// run of boundary cells is taken. An edge is listed in a run of adjacent cells of the row; it
     /// counts in the first of them only. Falls back to the stripe on rows with very many edges.
-    @inline(__always)
+    /// (Kept out of line, so that `covers` is small enough to be inlined for the common case.)
+    @inline(never)
     private func rowCovers(_ x: Double, _ y: Double, cell: Int) -> Bool {
         let cells = self.cells, start = self.cellEdgeStart, list = self.cellEdges
-        let rowEnd = (cell / columns + 1) * columns
-        var stop = cell + 1
-        while stop < rowEnd && cells[stop] == Self.boundary { stop += 1 }
-        guard Int(start[stop] - start[cell]) <= 256 else { return stripeCovers(x, y) }
-        var crossings = stop < rowEnd && cells[stop] == Self.inside ? 1 : 0
+        let rowStart = cell - cell % columns, rowEnd = rowStart + columns
+        var right = cell + 1, left = cell - 1
+        while right < rowEnd && left >= rowStart && cells[right] == Self.boundary && cells[left] == Self.boundary {
+            // A long run both ways (a row along a horizontal edge, say): the point's stripe instead.
+            if right - cell == Self.longestRun { return stripeCovers(x, y) }
+            right += 1
+            left -= 1
+        }
+        let rightward = right >= rowEnd || cells[right] != Self.boundary
+        // The run's cells are lo..<hi; `beyond` is the first cell past it, if in the row.
+        let (lo, hi) = rightward ? (cell, right) : (left + 1, cell + 1)
+        guard Int(start[hi] - start[lo]) <= 256 else { return stripeCovers(x, y) }
+        let beyond = rightward ? (right < rowEnd ? right : nil) : (left >= rowStart ? left : nil)
+        var crossings = beyond.map { cells[$0] == Self.inside } == true ? 1 : 0
+        let sign = rightward ? 1.0 : -1.0
         return self.edges.withUnsafeBufferPointer { e in
-            for k in cell..<stop {
+            for n in 0..<(hi - lo) {
+                let k = rightward ? lo + n : hi - 1 - n
                 // Both lists ascend by edge number: walk the previous cell's alongside, to skip edges
                 // already counted there.
-                var previous = k > cell ? Int(start[k - 1]) : 0
-                let previousEnd = k > cell ? Int(start[k]) : 0
+                let previousCell = rightward ? k - 1 : k + 1
+                var previous = n > 0 ? Int(start[previousCell]) : 0
+                let previousEnd = n > 0 ? Int(start[previousCell + 1]) : 0
                 for i in Int(start[k])..<Int(start[k + 1]) {
                     let edge = list[i]
                     while previous < previousEnd && list[previous] < edge { previous += 1 }
                     if previous < previousEnd && list[previous] == edge { continue }
                     let base = Int(edge) * 4
-                    switch Self.crossing(x, y, e[base], e[base + 1], e[base + 2], e[base + 3]) {
+                    switch Self.crossing(sign * x, y, sign * e[base], e[base + 1], sign * e[base + 2], e[base + 3]) {
                     case .onBoundary: return true
                     case .crosses: crossings += 1
                     case .none: break
@@ -258,6 +341,9 @@ final class PolygonLocator: Sendable {
             return crossings & 1 == 1
         }
     }
+
+    /// Boundary cells a row walk takes each way before `rowCovers` uses the stripe instead.
+    static let longestRun = 16
 
     /// What one edge does to GEOS's ray-crossing count for a point.
     private enum Crossing {

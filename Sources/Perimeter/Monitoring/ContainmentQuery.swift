@@ -6,6 +6,8 @@ public struct ContainmentQuery: Sendable {
     private var stamps: [UInt32] = []
     private var stamp: UInt32 = 0
     private var candidates: [Int32] = []
+    /// Each polygon's answers for a batch's points, when a batch tests a few large polygons directly.
+    private var covered: [Bool] = []
 
     /// Whether the batch query takes points in cell order: only when the conditions' data cannot stay
     /// in cache (more than `cachedBytes` of it) and there is a grid of cells to order by. Circles are
@@ -61,7 +63,7 @@ extension ContainmentQuery {
         let catalog = self.catalog
         let grid = catalog.coverGrid
         if let (indices, shapes) = catalog.fewLargePolygons() {
-            Self.conditions(containing: points, polygons: indices, shapes, conditions: &conditions, offsets: &offsets)
+            self.conditions(containing: points, polygons: indices, shapes, conditions: &conditions, offsets: &offsets)
             return
         }
         guard ordersBatchesByCell else {
@@ -98,15 +100,50 @@ extension ContainmentQuery {
     }
 
     /// The batch over a few large polygons and nothing else, each point tested against each polygon
-    /// directly: what the general path does for them, without its per-point bookkeeping.
-    private static func conditions(containing points: [Coordinate], polygons indices: [Int32], _ shapes: [PolygonShape],
-                                   conditions: inout [Int32], offsets: inout [Int]) {
-        for p in points {
-            if p.latitude.isFinite && p.longitude.isFinite {  // (otherwise not a position: in nothing)
-                for k in shapes.indices where shapes[k].covers(p) { conditions.append(indices[k]) }
+    /// directly: what the general path does for them, without its per-point bookkeeping. Each
+    /// polygon answers for every point in one pass (`PolygonLocator.covers(_:into:)`), and the
+    /// outputs are sized first and written through buffer pointers: appending cost more per point
+    /// than a country's raster lookup.
+    private mutating func conditions(containing points: [Coordinate], polygons indices: [Int32], _ shapes: [PolygonShape],
+                                     conditions: inout [Int32], offsets: inout [Int]) {
+        let n = points.count
+        covered.removeAll(keepingCapacity: true)
+        covered.append(contentsOf: repeatElement(false, count: n * shapes.count))
+        covered.withUnsafeMutableBufferPointer { covered in
+            points.withUnsafeBufferPointer { points in
+                for s in shapes.indices {
+                    shapes[s].locator.covers(points, into: UnsafeMutableBufferPointer(rebasing: covered[(s * n)..<((s + 1) * n)]))
+                }
             }
-            offsets.append(conditions.count)
         }
+        let first = offsets.count, start = conditions.count
+        offsets.append(contentsOf: repeatElement(0, count: n))
+        // (One spare slot: the one-polygon loop writes before it knows whether to keep the write.)
+        conditions.append(contentsOf: repeatElement(0, count: covered.count { $0 } + 1))
+        var used = start
+        conditions.withUnsafeMutableBufferPointer { found in
+            offsets.withUnsafeMutableBufferPointer { offsets in
+                covered.withUnsafeBufferPointer { covered in
+                    if let only = indices.first, indices.count == 1 {
+                        // (One polygon, the common case: without branches.)
+                        for k in 0..<n {
+                            found[used] = only
+                            used += covered[k] ? 1 : 0
+                            offsets[first + k] = used
+                        }
+                        return
+                    }
+                    for k in 0..<n {
+                        for s in indices.indices where covered[s * n + k] {
+                            found[used] = indices[s]
+                            used += 1
+                        }
+                        offsets[first + k] = used
+                    }
+                }
+            }
+        }
+        conditions.removeLast()
     }
 
     /// Whether a batch tests each point against a few large polygons directly.
