@@ -37,6 +37,8 @@ final class PolygonLocator: Sendable {
     private let blocks: [UInt8]
     private let blockColumns: Int
     static let blockShift = 3
+    /// Rasters of at most this many cells have no blocks.
+    static let largestUnblockedRaster = 1 << 16
     /// The Chebyshev distance in cells to the nearest boundary cell (capped at 255).
     private let clearance: [UInt8]
     /// The edges passing through each cell: cellEdges[cellEdgeStart[cell] ..< cellEdgeStart[cell + 1]].
@@ -142,8 +144,9 @@ final class PolygonLocator: Sendable {
                 for k in runStart..<c { cells[r * columns + k] = state }
             }
         }
-        blockColumns = (columns + (1 << Self.blockShift) - 1) >> Self.blockShift
-        blocks = Self.blocks(of: cells, columns: columns, rows: rows, blockColumns: blockColumns)
+        // (A raster that stays in cache gains nothing from blocks: none, and no lookup.)
+        blockColumns = columns * rows > Self.largestUnblockedRaster ? (columns + (1 << Self.blockShift) - 1) >> Self.blockShift : 0
+        blocks = blockColumns > 0 ? Self.blocks(of: cells, columns: columns, rows: rows, blockColumns: blockColumns) : []
         self.edges = edges
         self.stripeStart = counts
         self.stripeEdges = stripeEdges
@@ -276,8 +279,10 @@ final class PolygonLocator: Sendable {
             // (Both products are within [0, columns] and [0, rows] here.)
             let c = min(columns - 1, perimeter_truncate((x - minX) * scaleX))
             let r = min(rows - 1, perimeter_truncate((y - minY) * scaleY))
-            let block = blocks[(r >> PolygonLocator.blockShift) * blockColumns + (c >> PolygonLocator.blockShift)]
-            if block != PolygonLocator.boundary { return block == PolygonLocator.inside ? Self.covered : Self.uncovered }
+            if blockColumns > 0 {
+                let block = blocks[(r >> PolygonLocator.blockShift) * blockColumns + (c >> PolygonLocator.blockShift)]
+                if block != PolygonLocator.boundary { return block == PolygonLocator.inside ? Self.covered : Self.uncovered }
+            }
             let cell = r * columns + c
             let state = cells[cell]
             if state != PolygonLocator.boundary { return state == PolygonLocator.inside ? Self.covered : Self.uncovered }
@@ -491,15 +496,28 @@ final class PolygonLocator: Sendable {
         if box.minLongitude >= -180, box.maxLongitude <= 180 {
             let lowX = max(box.minLongitude, minX), highX = min(box.maxLongitude, maxX)
             guard lowX <= highX else { return }
-            let c0 = min(columns - 1, Int((lowX - minX) * cellScaleX)), c1 = min(columns - 1, Int((highX - minX) * cellScaleX))
-            let r0 = min(rows - 1, Int((lowY - minY) * cellScaleY)), r1 = min(rows - 1, Int((highY - minY) * cellScaleY))
+            // (Both products are within [0, columns] and [0, rows] here.)
+            let c0 = min(columns - 1, perimeter_truncate((lowX - minX) * cellScaleX))
+            let c1 = min(columns - 1, perimeter_truncate((highX - minX) * cellScaleX))
+            let r0 = min(rows - 1, perimeter_truncate((lowY - minY) * cellScaleY))
+            let r1 = min(rows - 1, perimeter_truncate((highY - minY) * cellScaleY))
             if (c1 - c0 + 1) * (r1 - r0 + 1) <= 64 {
                 let start = self.cellEdgeStart, list = self.cellEdges
+                // An edge runs through several adjacent cells: a polygon of at most 64 edges marks
+                // those it has given, so that each is measured once.
+                let marksEdges = edges.count <= 4 * 64
+                var given: UInt64 = 0
                 for r in r0...r1 {
                     for col in c0...c1 {
                         let cell = r * columns + col
                         for i in Int(start[cell])..<Int(start[cell + 1]) {
-                            let base = Int(list[i]) * 4
+                            let edge = Int(list[i])
+                            if marksEdges {
+                                let bit: UInt64 = 1 << UInt64(edge)
+                                if given & bit != 0 { continue }
+                                given |= bit
+                            }
+                            let base = edge * 4
                             if !body(edges[base], edges[base + 1], edges[base + 2], edges[base + 3]) { return }
                         }
                     }
