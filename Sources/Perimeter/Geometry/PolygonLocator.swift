@@ -247,17 +247,50 @@ final class PolygonLocator: Sendable {
     }
 
     /// `covers(_:_:)` for each of `points` (x = longitude, y = latitude), into `covered`: the same
-    /// answers, with the raster's scalars and arrays held across the points.
+    /// answers, in passes without unpredictable branches. Whether a point is inside or outside is a
+    /// coin toss for a branch, so the first pass writes each point's answer from its block (or
+    /// cell) as data and lists the points it leaves open; the second reads their cells; the exact
+    /// edge tests come last, for the points in boundary cells.
     func covers(_ points: UnsafeBufferPointer<Coordinate>, into covered: UnsafeMutableBufferPointer<Bool>) {
         let raster = self.raster
+        withUnsafeTemporaryAllocation(of: Int32.self, capacity: 2 * points.count) { scratch in
+            // (Written before read: no need to initialize.)
+            covers(points, into: covered, raster: raster, open: UnsafeMutableBufferPointer(rebasing: scratch[..<points.count]),
+                   openCells: UnsafeMutableBufferPointer(rebasing: scratch[points.count...]))
+        }
+    }
+
+    private func covers(_ points: UnsafeBufferPointer<Coordinate>, into covered: UnsafeMutableBufferPointer<Bool>, raster: Raster,
+                        open: UnsafeMutableBufferPointer<Int32>, openCells: UnsafeMutableBufferPointer<Int32>) {
+        var openCount = 0
         blocks.withUnsafeBufferPointer { blocks in
             cells.withUnsafeBufferPointer { cells in
+                let first = raster.blockColumns > 0 ? blocks : cells
                 for k in points.indices {
-                    let x = points[k].longitude, y = points[k].latitude
-                    let answer = raster.answer(x, y, blocks: blocks, cells: cells)
-                    covered[k] = answer >= 0 ? rowCovers(x, y, cell: answer) : answer == Raster.covered
+                    let (state, cell) = raster.firstLevel(points[k].longitude, points[k].latitude, first)
+                    covered[k] = state == Self.inside
+                    open[openCount] = Int32(truncatingIfNeeded: k)
+                    openCells[openCount] = Int32(truncatingIfNeeded: cell)
+                    openCount += state == Self.boundary ? 1 : 0
+                }
+                if raster.blockColumns > 0 {
+                    // Points in mixed blocks: their cells.
+                    var stillOpen = 0
+                    for n in 0..<openCount {
+                        let k = Int(open[n]), cell = Int(openCells[n])
+                        let state = cells[cell]
+                        covered[k] = state == Self.inside
+                        open[stillOpen] = open[n]
+                        openCells[stillOpen] = openCells[n]
+                        stillOpen += state == Self.boundary ? 1 : 0
+                    }
+                    openCount = stillOpen
                 }
             }
+        }
+        for n in 0..<openCount {
+            let k = Int(open[n])
+            covered[k] = rowCovers(points[k].longitude, points[k].latitude, cell: Int(openCells[n]))
         }
     }
 
@@ -266,6 +299,19 @@ final class PolygonLocator: Sendable {
     private struct Raster {
         let minX: Double, minY: Double, maxX: Double, maxY: Double, scaleX: Double, scaleY: Double
         let columns: Int, rows: Int, blockColumns: Int
+
+        /// The state of the point's block, or of its cell when `first` is the raster (an outside
+        /// state for a point outside the box or not a number), and the point's cell.
+        @inline(__always)
+        func firstLevel(_ x: Double, _ y: Double, _ first: UnsafeBufferPointer<UInt8>) -> (UInt8, Int) {
+            let inBox = x >= minX && x <= maxX && y >= minY && y <= maxY
+            // (Clamped both ways, so that a point outside the box, or NaN, still reads a cell.)
+            let c = max(0, min(columns - 1, perimeter_truncate((x - minX) * scaleX)))
+            let r = max(0, min(rows - 1, perimeter_truncate((y - minY) * scaleY)))
+            let cell = r * columns + c
+            let index = blockColumns > 0 ? (r >> PolygonLocator.blockShift) * blockColumns + (c >> PolygonLocator.blockShift) : cell
+            return (inBox ? first[index] : PolygonLocator.outside, cell)
+        }
 
         /// `answer`'s codes for a point the raster decides alone.
         static let covered = -2, uncovered = -1
