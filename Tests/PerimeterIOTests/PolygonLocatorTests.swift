@@ -117,6 +117,41 @@ import Testing
         #expect(inside > total / 5)
     }
 
+    /// A point whose path to its cell's centre runs through a vertex or along an edge (the cell
+    /// answer's degenerate case) gets GEOS's answer: a 16 × 16 raster over [0, 16]², whose cell
+    /// centres are at k + 0.5, under a zigzag with its vertices on those centres' columns.
+    @Test func cellAnswerEqualsGEOSWhenItsPathMeetsAVertex() throws {
+        var ring = [Coordinate(latitude: 0, longitude: 0), Coordinate(latitude: 0, longitude: 16),
+                    Coordinate(latitude: 16, longitude: 16)]
+        for k in stride(from: 15, through: 0, by: -1) {
+            ring.append(Coordinate(latitude: k % 2 == 0 ? 10.25 : 12.5, longitude: Double(k) + 0.5))
+        }
+        ring += [Coordinate(latitude: 16, longitude: 0), Coordinate(latitude: 0, longitude: 0)]
+        let polygons = [GeoPolygon(exterior: ring)]
+        let locator = PolygonLocator(polygons)
+        let context = GEOSContext()
+        let prepared = GEOSPreparedGeometryHandle(preparing: PolygonGeometry.make(polygons, in: context))
+        var points: [Coordinate] = []
+        for vertex in ring {
+            for dx in stride(from: -2.0, through: 2.0, by: 0.125) {  // along the vertex's row
+                points.append(Coordinate(latitude: vertex.latitude, longitude: vertex.longitude + dx))
+            }
+            for dy in stride(from: -0.5, through: 0.5, by: 0.0625) {  // along its column
+                points.append(Coordinate(latitude: vertex.latitude + dy, longitude: vertex.longitude))
+            }
+        }
+        var batch = [Bool](repeating: false, count: points.count)
+        points.withUnsafeBufferPointer { p in batch.withUnsafeMutableBufferPointer { locator.covers(p, into: $0) } }
+        var mismatches: [String] = []
+        for (k, p) in points.enumerated() {
+            let expected = prepared.covers(GEOSGeometryHandle.point(p, in: context))
+            if locator.covers(p.longitude, p.latitude) != expected || batch[k] != expected {
+                mismatches.append("[\(p.longitude), \(p.latitude)]: GEOS \(expected)")
+            }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches)")
+    }
+
     @Test func plainAndPreparedGEOSAgreeWithTheLocatorOnBoundaryPoints() throws {
         // The unprepared predicate is slow; a smaller set of the hardest points.
         var rng = SplitMix64(seed: 11)
@@ -377,8 +412,10 @@ extension ContainmentQueryTests {
     enum BatchCase: String, CaseIterable, Sendable {
         /// Many small conditions, points in cell order.
         case grid
-        /// One polygon the grid holds, points in input order.
+        /// A polygon and a circle the grid holds, points in input order.
         case box
+        /// Two polygons the grid holds and nothing else: each point tested against each.
+        case fewInGrid
         /// A few polygons too large for the grid (and one removed): each point tested against each.
         case fewLarge
         /// One such polygon (the batch's one-polygon loop).
@@ -397,6 +434,10 @@ extension ContainmentQueryTests {
             try Self.addSmallConditions(600, around: origin, to: &engine, rng: &rng)
         case .box:
             try engine.add(Self.box(south: 40, north: 55, west: -5, east: 10), identifier: "box")
+            try engine.add(.circle(CircularGeographicCondition(center: origin, radius: 2_000)), identifier: "circle")
+        case .fewInGrid:
+            try engine.add(Self.box(south: 48.84, north: 48.87, west: 2.3, east: 2.36), identifier: "small")
+            try engine.add(Self.box(south: 40, north: 55, west: -5, east: 10), identifier: "box")
         case .fewLarge:
             // Running past 180 keeps them out of the grid.
             try engine.add(Self.box(south: 48.83, north: 80, west: 2.33, east: 180.0000000000001), identifier: "north-east")
@@ -413,7 +454,7 @@ extension ContainmentQueryTests {
         }
         points += [Coordinate(latitude: .nan, longitude: 2.35), Coordinate(latitude: 48.85, longitude: .infinity)]
         var query = engine.makeContainmentQuery()
-        #expect(query.testsPolygonsDirectly == (batch == .fewLarge || batch == .oneLarge))
+        #expect(query.testsPolygonsDirectly == [.fewLarge, .oneLarge, .fewInGrid].contains(batch))
         query.ordersBatchesByCell = batch == .grid  // (the conditions here are few: order by cell regardless)
         var conditions: [Int32] = [], offsets: [Int] = []
         query.conditions(containing: points, conditions: &conditions, offsets: &offsets)

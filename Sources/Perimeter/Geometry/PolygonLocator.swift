@@ -39,17 +39,21 @@ final class PolygonLocator: Sendable {
     static let blockShift = 3
     /// Rasters of at most this many cells have no blocks.
     static let largestUnblockedRaster = 1 << 16
+    /// For each boundary cell, whether its centre is outside (0) or inside (1), or on the boundary
+    /// (2, as for every other cell): a point in the cell is then answered from the edges of its
+    /// cell alone (`cellCovers`).
+    private let references: [UInt8]
     /// The Chebyshev distance in cells to the nearest boundary cell (capped at 255).
     private let clearance: [UInt8]
     /// The edges passing through each cell: cellEdges[cellEdgeStart[cell] ..< cellEdgeStart[cell + 1]].
     private let cellEdgeStart: [Int32]
     private let cellEdges: [Int32]
 
-    /// The heap bytes of the locator: itself (a 16-byte header, twelve scalars and eight array
+    /// The heap bytes of the locator: itself (a 16-byte header, twelve scalars and nine array
     /// references) and its arrays.
     var heapBytes: Int {
-        16 + 12 * 8 + 8 * 8
-            + HeapBytes.of(edges) + HeapBytes.of(blocks) + HeapBytes.of(stripeStart) + HeapBytes.of(stripeEdges)
+        16 + 12 * 8 + 9 * 8
+            + HeapBytes.of(edges) + HeapBytes.of(blocks) + HeapBytes.of(references) + HeapBytes.of(stripeStart) + HeapBytes.of(stripeEdges)
             + HeapBytes.of(cells) + HeapBytes.of(clearance) + HeapBytes.of(cellEdgeStart) + HeapBytes.of(cellEdges)
     }
 
@@ -147,6 +151,9 @@ final class PolygonLocator: Sendable {
         // (A raster that stays in cache gains nothing from blocks: none, and no lookup.)
         blockColumns = columns * rows > Self.largestUnblockedRaster ? (columns + (1 << Self.blockShift) - 1) >> Self.blockShift : 0
         blocks = blockColumns > 0 ? Self.blocks(of: cells, columns: columns, rows: rows, blockColumns: blockColumns) : []
+        references = Self.references(cells: cells, columns: columns, minX: minX, minY: minY, scaleX: cellScaleX, scaleY: cellScaleY,
+                                     edges: edges, stripeCount: stripeCount, stripeScale: stripeScale,
+                                     stripeStart: counts, stripeEdges: stripeEdges)
         self.edges = edges
         self.stripeStart = counts
         self.stripeEdges = stripeEdges
@@ -188,6 +195,32 @@ final class PolygonLocator: Sendable {
             }
         }
     }
+
+    /// The centre of raster cell (`column`, `row`): the same doubles when the raster is built and
+    /// when it is queried.
+    @inline(__always)
+    private static func centre(column: Int, row: Int, minX: Double, minY: Double, scaleX: Double, scaleY: Double) -> (Double, Double) {
+        (minX + (Double(column) + 0.5) / scaleX, minY + (Double(row) + 0.5) / scaleY)
+    }
+
+    /// Each boundary cell's reference: where its centre lies, by GEOS's count over the centre's stripe.
+    private static func references(cells: [UInt8], columns: Int, minX: Double, minY: Double, scaleX: Double, scaleY: Double,
+                                   edges: [Double], stripeCount: Int, stripeScale: Double,
+                                   stripeStart: [Int32], stripeEdges: [Int32]) -> [UInt8] {
+        var references = [UInt8](repeating: noReference, count: cells.count)
+        for cell in cells.indices where cells[cell] == boundary {
+            let (qx, qy) = centre(column: cell % columns, row: cell / columns, minX: minX, minY: minY, scaleX: scaleX, scaleY: scaleY)
+            switch rayCrossingLocation(qx, qy, edges: edges, stripeCount: stripeCount, stripeScale: stripeScale, minY: minY,
+                                       stripeStart: stripeStart, stripeEdges: stripeEdges) {
+            case .inside: references[cell] = inside
+            case .outside: references[cell] = outside
+            case .boundary: break
+            }
+        }
+        return references
+    }
+
+    static let noReference: UInt8 = 2
 
     /// Each block's state: its cells' if they all agree (inside or outside), else boundary.
     private static func blocks(of cells: [UInt8], columns: Int, rows: Int, blockColumns: Int) -> [UInt8] {
@@ -243,7 +276,7 @@ final class PolygonLocator: Sendable {
         let answer = blocks.withUnsafeBufferPointer { blocks in
             cells.withUnsafeBufferPointer { cells in raster.answer(x, y, blocks: blocks, cells: cells) }
         }
-        return answer >= 0 ? rowCovers(x, y, cell: answer) : answer == Raster.covered
+        return answer >= 0 ? cellCovers(x, y, cell: answer) : answer == Raster.covered
     }
 
     /// `covers(_:_:)` for each of `points` (x = longitude, y = latitude), into `covered`: the same
@@ -290,7 +323,7 @@ final class PolygonLocator: Sendable {
         }
         for n in 0..<openCount {
             let k = Int(open[n])
-            covered[k] = rowCovers(points[k].longitude, points[k].latitude, cell: Int(openCells[n]))
+            covered[k] = cellCovers(points[k].longitude, points[k].latitude, cell: Int(openCells[n]))
         }
     }
 
@@ -339,6 +372,55 @@ final class PolygonLocator: Sendable {
     private var raster: Raster {
         Raster(minX: minX, minY: minY, maxX: maxX, maxY: maxY, scaleX: cellScaleX, scaleY: cellScaleY,
                columns: columns, rows: rows, blockColumns: blockColumns)
+    }
+
+    /// The answer for a point p in a boundary cell whose centre q has a reference: q's side, changed
+    /// by every edge that crosses the path from p along its row to m (q's column), then along that
+    /// column to q. The path stays in the cell, so only the cell's edges can cross it, and each
+    /// crossing is decided exactly: an edge that the row (or column) line crosses, by GEOS's
+    /// half-open rule, crosses the path's leg when the leg's ends lie on opposite sides of it (two
+    /// orientation signs). p on the boundary is found as GEOS finds it; a path through a vertex or
+    /// along an edge (m on the boundary) takes the row walk instead.
+    @inline(never)
+    private func cellCovers(_ x: Double, _ y: Double, cell: Int) -> Bool {
+        let reference = references[cell]
+        guard reference != Self.noReference else { return rowCovers(x, y, cell: cell) }
+        let (qx, qy) = Self.centre(column: cell % columns, row: cell / columns, minX: minX, minY: minY, scaleX: cellScaleX, scaleY: cellScaleY)
+        let start = Int(cellEdgeStart[cell]), end = Int(cellEdgeStart[cell + 1])
+        var inside = reference == Self.inside
+        let found: Bool? = edges.withUnsafeBufferPointer { e in
+            cellEdges.withUnsafeBufferPointer { list in
+                for i in start..<end {
+                    let base = Int(list[i]) * 4
+                    let x1 = e[base], y1 = e[base + 1], x2 = e[base + 2], y2 = e[base + 3]
+                    if (x == x1 && y == y1) || (x == x2 && y == y2) { return true }  // p on a vertex
+                    if y1 == y && y2 == y {  // along the row: p or m on it, else it crosses nothing
+                        if x >= min(x1, x2) && x <= max(x1, x2) { return true }
+                        if qx >= min(x1, x2) && qx <= max(x1, x2) { return nil }
+                        continue
+                    }
+                    var mSide = 0
+                    if (y1 > y) != (y2 > y) {  // the row's line crosses the edge (GEOS's half-open rule)
+                        let pSide = RobustOrientation.index(x1, y1, x2, y2, x, y)
+                        if pSide == 0 { return true }  // p on the edge
+                        mSide = RobustOrientation.index(x1, y1, x2, y2, qx, y)
+                        if mSide == 0 { return nil }
+                        if (pSide > 0) != (mSide > 0) { inside.toggle() }
+                    }
+                    if (x1 > qx) != (x2 > qx) {  // the column's line crosses the edge
+                        if mSide == 0 { mSide = RobustOrientation.index(x1, y1, x2, y2, qx, y) }
+                        let qSide = RobustOrientation.index(x1, y1, x2, y2, qx, qy)
+                        if mSide == 0 || qSide == 0 { return nil }
+                        if (mSide > 0) != (qSide > 0) { inside.toggle() }
+                    } else if x1 == qx && x2 == qx && y >= min(y1, y2) && y <= max(y1, y2) {
+                        return nil  // m on an edge along the column
+                    }
+                }
+                return false
+            }
+        }
+        guard let found else { return rowCovers(x, y, cell: cell) }
+        return found || inside
     }
 
     /// The answer for a point in a boundary cell, from a ray along its raster row: the ray to the
@@ -434,6 +516,18 @@ final class PolygonLocator: Sendable {
     @inline(__always)
     private static func rayCrossingCovers(_ x: Double, _ y: Double, edges: [Double], stripeCount: Int, stripeScale: Double,
                                           minY: Double, stripeStart: [Int32], stripeEdges: [Int32]) -> Bool {
+        rayCrossingLocation(x, y, edges: edges, stripeCount: stripeCount, stripeScale: stripeScale, minY: minY,
+                            stripeStart: stripeStart, stripeEdges: stripeEdges) != .outside
+    }
+
+    /// Where a point lies.
+    private enum Location {
+        case inside, outside, boundary
+    }
+
+    /// Where GEOS's count over the edges of the point's stripe puts it.
+    private static func rayCrossingLocation(_ x: Double, _ y: Double, edges: [Double], stripeCount: Int, stripeScale: Double,
+                                            minY: Double, stripeStart: [Int32], stripeEdges: [Int32]) -> Location {
         let k = min(stripeCount - 1, max(0, Int((y - minY) * stripeScale)))
         var crossings = 0
         return edges.withUnsafeBufferPointer { e in
@@ -441,12 +535,12 @@ final class PolygonLocator: Sendable {
                 for i in Int(stripeStart[k])..<Int(stripeStart[k + 1]) {
                     let base = Int(list[i]) * 4
                     switch crossing(x, y, e[base], e[base + 1], e[base + 2], e[base + 3]) {
-                    case .onBoundary: return true
+                    case .onBoundary: return .boundary
                     case .crosses: crossings += 1
                     case .none: break
                     }
                 }
-                return crossings & 1 == 1
+                return crossings & 1 == 1 ? .inside : .outside
             }
         }
     }

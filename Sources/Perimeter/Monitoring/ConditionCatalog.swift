@@ -349,14 +349,15 @@ struct ConditionCatalog: Sendable {
         for i in candidates where covers(i, &frame) { result.append(i) }
     }
 
-    /// The live geographic conditions with their shapes when they are at most a few polygons that the
-    /// cover grid does not hold (too large for it, a country, say), and the grid holds nothing else;
-    /// `nil` otherwise. A batch then tests each point against each polygon directly.
-    func fewLargePolygons() -> (indices: [Int32], shapes: [PolygonShape])? {
-        guard !coverGrid.isEmpty, coverGrid.holdsNoEntries, coverGrid.builtThrough == Int32(geographic.count),
-              coverGrid.excluded.count <= 8 else { return nil }
+    /// The live geographic conditions with their shapes when they are at most a few polygons and
+    /// nothing else (a country, or a city's districts), all in the cover grid or all too large for
+    /// it; `nil` otherwise. A batch then tests each point against each polygon directly, in
+    /// ascending order as the grid would list them.
+    func fewPolygons() -> (indices: [Int32], shapes: [PolygonShape])? {
+        guard geographic.count <= Self.fewPolygonCount, !coverGrid.isEmpty, coverGrid.builtThrough == Int32(geographic.count),
+              coverGrid.holdsNoEntries || coverGrid.excluded.isEmpty else { return nil }
         var indices: [Int32] = [], shapes: [PolygonShape] = []
-        for i in coverGrid.excluded where !geographicRemoved[Int(i)] {
+        for i in 0..<Int32(geographic.count) where !geographicRemoved[Int(i)] {
             let s = shapeSlots[Int(i)]
             guard s.isPolygon else { return nil }
             indices.append(i)
@@ -364,6 +365,9 @@ struct ConditionCatalog: Sendable {
         }
         return (indices, shapes)
     }
+
+    /// At most this many polygons are tested directly by a batch (`fewPolygons`).
+    static let fewPolygonCount = 8
 
     /// Whether geographic condition `i` covers the frame's fix (boundary included).
     /// (A polygon checks its own box first; a circle is checked by box before its exact test.)

@@ -6,7 +6,7 @@ public struct ContainmentQuery: Sendable {
     private var stamps: [UInt32] = []
     private var stamp: UInt32 = 0
     private var candidates: [Int32] = []
-    /// Each polygon's answers for a batch's points, when a batch tests a few large polygons directly.
+    /// Each polygon's answers for a batch's points, when a batch tests a few polygons directly.
     private var covered: [Bool] = []
 
     /// Whether the batch query takes points in cell order: only when the conditions' data cannot stay
@@ -62,7 +62,7 @@ extension ContainmentQuery {
         conditions.removeAll(keepingCapacity: true)
         let catalog = self.catalog
         let grid = catalog.coverGrid
-        if let (indices, shapes) = catalog.fewLargePolygons() {
+        if let (indices, shapes) = catalog.fewPolygons() {
             self.conditions(containing: points, polygons: indices, shapes, conditions: &conditions, offsets: &offsets)
             return
         }
@@ -99,7 +99,7 @@ extension ContainmentQuery {
         }
     }
 
-    /// The batch over a few large polygons and nothing else, each point tested against each polygon
+    /// The batch over a few polygons and nothing else, each point tested against each polygon
     /// directly: what the general path does for them, without its per-point bookkeeping. Each
     /// polygon answers for every point in one pass (`PolygonLocator.covers(_:into:)`), and the
     /// outputs are sized first and written through buffer pointers: appending cost more per point
@@ -146,8 +146,8 @@ extension ContainmentQuery {
         conditions.removeLast()
     }
 
-    /// Whether a batch tests each point against a few large polygons directly.
-    var testsPolygonsDirectly: Bool { catalog.fewLargePolygons() != nil }
+    /// Whether a batch tests each point against a few polygons directly.
+    var testsPolygonsDirectly: Bool { catalog.fewPolygons() != nil }
 
     /// Whether the query has no cover grid (every condition too large for one) and uses the
     /// condition index alone.
