@@ -183,42 +183,40 @@ struct ConditionCatalog: Sendable {
         return s.isPolygon ? polygonShapes[Int(s.slot)].boundingBox : circleShapes[Int(s.slot)].boundingBox
     }
 
-    /// What holds for every point of a cell with respect to geographic condition `i`: wholly inside,
-    /// wholly outside, or crossed, and a lower bound on the distance to the boundary (as
-    /// `reading(_:_:)` measures it) for the first two. Distances beyond `reach` need not be exact.
+    /// Which side of geographic condition `i`'s boundary a cover-grid cell's centre is on, and a lower
+    /// bound on its distance to the boundary (as `reading(_:_:)` measures it); `crossed` with 0 when
+    /// that is unknown. Distances beyond `within` need not be exact (they are at least `within`).
     /// - Parameters:
     ///   - centre: the cell's centre, and the same as a unit vector.
-    ///   - halfDiagonal: a distance within which every point of the cell lies of its centre (with
-    ///     enough to spare for the rounding of `centre`).
-    func relation(_ i: Int32, centre: Coordinate, unit: (x: Double, y: Double, z: Double), halfDiagonal h: Double,
-                  reach: Double) -> (CoverGrid.Relation, Double) {
+    func centreRelation(_ i: Int32, centre: Coordinate, unit: (x: Double, y: Double, z: Double),
+                        within: Double) -> (CoverGrid.Relation, Double) {
         let s = shapeSlots[Int(i)]
         if !s.isPolygon {
             let shape = circleShapes[Int(s.slot)], circle = shape.condition
             let dc = shape.centreDistance(to: centre, unit: unit.x, unit.y, unit.z)
-            if dc + h < circle.radius { return (.inside, circle.radius - (dc + h)) }
-            if dc - h > circle.radius { return (.outside, dc - h - circle.radius) }
+            if dc < circle.radius { return (.inside, circle.radius - dc) }
+            if dc > circle.radius { return (.outside, dc - circle.radius) }
             return (.crossed, 0)
         }
         guard abs(centre.latitude) < 80 else { return (.crossed, 0) }
         let shape = polygonShapes[Int(s.slot)]
-        let radius = h + reach + 10
+        let radius = within + 10
         let nearest = shape.locator.nearestBoundaryDistance(from: centre, within: Geodesy.boundingBox(around: centre, metres: radius / 0.98))
         // The frame's measure is within 2 % of the true distance at these sizes and latitudes, and
-        // is never below it: 0.98 × it − h bounds the measure from below for every point of the cell.
-        return Self.relation(shape, centre: centre, clearance: nearest.isFinite ? 0.98 * nearest - h : radius - h)
+        // is never below it: 0.98 × it bounds the measure from below.
+        return Self.centreRelation(shape, centre: centre, clearance: nearest.isFinite ? 0.98 * nearest : radius)
     }
 
-    /// `relation(_:centre:unit:halfDiagonal:reach:)` for polygon `i` when `rowFrameShape(_:)` gave
-    /// its shape and `edges` holds its edges in the frame of the centre's latitude: the same nearest
+    /// `centreRelation(_:centre:unit:within:)` for polygon `i` when `rowFrameShape(_:)` gave its
+    /// shape and `edges` holds its edges in the frame of the centre's latitude: the same nearest
     /// boundary point, found without setting the frame up again for each cell of the row.
-    func relation(_ shape: PolygonShape, centre: Coordinate, edges: RowFrameEdges, halfDiagonal h: Double) -> (CoverGrid.Relation, Double) {
+    func centreRelation(_ shape: PolygonShape, centre: Coordinate, edges: RowFrameEdges) -> (CoverGrid.Relation, Double) {
         guard abs(centre.latitude) < 80, let point = edges.nearestPoint(toLongitude: centre.longitude) else { return (.crossed, 0) }
-        return Self.relation(shape, centre: centre, clearance: 0.98 * Geodesy.distance(centre, point) - h)
+        return Self.centreRelation(shape, centre: centre, clearance: 0.98 * Geodesy.distance(centre, point))
     }
 
-    /// A polygon cell's relation given how far every point of it stays from the boundary.
-    private static func relation(_ shape: PolygonShape, centre: Coordinate, clearance: Double) -> (CoverGrid.Relation, Double) {
+    /// A polygon cell centre's side given how far it stays from the boundary.
+    private static func centreRelation(_ shape: PolygonShape, centre: Coordinate, clearance: Double) -> (CoverGrid.Relation, Double) {
         guard clearance > 0 else { return (.crossed, 0) }
         return (shape.covers(centre) ? .inside : .outside, clearance)
     }
@@ -287,13 +285,14 @@ struct ConditionCatalog: Sendable {
                       candidates: inout [Int32], readings: inout [Reading]) {
         let m = frame.margin
         if !coverGrid.isEmpty && m <= coverGrid.reach {
-            for k in coverGrid.entries(at: frame.coordinate) {
+            let (range, offset) = coverGrid.entries(at: frame.coordinate)
+            for k in range {
                 let e = coverGrid.entry(k)
                 guard !geographicRemoved[Int(e.condition)] else { continue }
-                let reading: Reading
-                switch e.relation {
-                case .inside: reading = e.clearance >= m ? .inside : self.reading(e.condition, &frame)
-                case .outside: reading = e.clearance > m ? .outside : self.reading(e.condition, &frame)
+                let reading: Reading, clearance = e.centreClearance - offset
+                switch e.centreSide {
+                case .inside: reading = clearance >= m ? .inside : self.reading(e.condition, &frame)
+                case .outside: reading = clearance > m ? .outside : self.reading(e.condition, &frame)
                 case .crossed: reading = self.reading(e.condition, &frame)
                 }
                 candidates.append(e.condition)
@@ -332,10 +331,12 @@ struct ConditionCatalog: Sendable {
                         into result: inout [Int32]) {
         var frame = FixFrame(c, margin: 0)
         if !coverGrid.isEmpty {
-            for k in coverGrid.entries(at: c) {
+            let (range, offset) = coverGrid.entries(at: c)
+            for k in range {
                 let e = coverGrid.entry(k)
-                guard e.relation != .outside && !geographicRemoved[Int(e.condition)] else { continue }
-                if e.relation == .inside || covers(e.condition, &frame) { result.append(e.condition) }
+                let clearance = e.centreClearance - offset
+                guard !(e.centreSide == .outside && clearance > 0) && !geographicRemoved[Int(e.condition)] else { continue }
+                if (e.centreSide == .inside && clearance >= 0) || covers(e.condition, &frame) { result.append(e.condition) }
             }
             let built = coverGrid.builtThrough, count = Int32(geographic.count)
             for k in coverGrid.excluded.indices where covers(coverGrid.excluded[k], &frame) { result.append(coverGrid.excluded[k]) }

@@ -2,32 +2,33 @@ import Dispatch
 import Foundation
 
 /// A fine grid over the geographic conditions in which every cell lists the conditions within
-/// `reach` metres of it, each with what is already known for the whole cell — wholly inside, wholly
-/// outside, or crossed by the boundary — and how far the cell stays from the boundary.
+/// `reach` metres of it, each with what is known at the cell's centre: on which side of the boundary
+/// it lies, and how far from the boundary it stays.
 ///
 /// For a fix whose margin is at most `reach`, the fix's one cell names every condition it could be
-/// near, and most of them need no test at all: a cell wholly inside a condition, at least the margin
-/// from its boundary, is confidently inside. Only crossed cells (and cells closer to the boundary
-/// than the margin) fall back to the exact predicates. Conditions too large for the grid, and those
-/// added since it was built, are listed separately and tested the ordinary way.
+/// near, and most of them need no test at all: the fix is at least the centre's distance less its
+/// own distance from the centre away from the boundary, on the centre's side, so with that much to
+/// spare beyond its margin it is confidently on that side. Only the rest fall back to the exact
+/// predicates. Conditions too large for the grid, and those added since it was built, are listed
+/// separately and tested the ordinary way.
 struct CoverGrid: Sendable, Equatable {
     /// Eight bytes: most of the grid's memory is entries.
     struct Entry: Sendable, Equatable {
         var condition: Int32
-        /// `clearance` in 1/256 m, rounded down and capped at 256 m (beyond any margin the grid answers
-        /// for), so it stays a lower bound.
+        /// `centreClearance` in 1/32 m, rounded down and capped at 2,048 m, so it stays a lower bound.
         private var clearanceCode: UInt16
-        var relation: Relation
+        /// The side of the boundary the cell's centre is on (`crossed`: on the boundary, or unknown).
+        var centreSide: Relation
 
-        init(condition: Int32, relation: Relation, clearance: Double) {
+        init(condition: Int32, centreSide: Relation, centreClearance: Double) {
             self.condition = condition
-            self.relation = relation
-            clearanceCode = UInt16(min(65_535, max(0, (clearance * 256).rounded(.down))))
+            self.centreSide = centreSide
+            clearanceCode = UInt16(min(65_535, max(0, (centreClearance * 32).rounded(.down))))
         }
 
-        /// Metres every point of the cell keeps from the boundary (0 when crossed).
+        /// Metres the cell's centre keeps from the boundary (a lower bound; 0 when its side is unknown).
         @inline(__always)
-        var clearance: Double { Double(clearanceCode) / 256 }
+        var centreClearance: Double { Double(clearanceCode) / 32 }
     }
 
     enum Relation: UInt8, Sendable {
@@ -43,13 +44,19 @@ struct CoverGrid: Sendable, Equatable {
     private(set) var rows = 0, columns = 0
     private var cellStart: [UInt32] = [0]
     private var entries: [Entry] = []
+    /// Per row: cos of the centres' latitude, and a distance within which every point of a cell
+    /// lies of its centre (for `entries(at:)`'s offset).
+    private var rowCos: [Double] = []
+    private var rowHalfDiagonal: [Double] = []
     /// Conditions below this index are in the grid unless listed in `excluded`.
     private(set) var builtThrough: Int32 = 0
     /// Conditions the grid does not hold (too large): test them the ordinary way.
     private(set) var excluded: [Int32] = []
 
     /// The heap bytes of the grid's arrays.
-    var heapBytes: Int { HeapBytes.of(cellStart) + HeapBytes.of(entries) + HeapBytes.of(excluded) }
+    var heapBytes: Int {
+        HeapBytes.of(cellStart) + HeapBytes.of(entries) + HeapBytes.of(excluded) + HeapBytes.of(rowCos) + HeapBytes.of(rowHalfDiagonal)
+    }
 
     static let maximumCells = 1 << 24
     static let maximumCellsPerCondition = 4096
@@ -120,6 +127,8 @@ struct CoverGrid: Sendable, Equatable {
                 .map { Geodesy.distance(centre, $0) }.max()! * 1.01 + 0.01
             return (latitude, sin(phi), cos(phi), halfDiagonal)
         }
+        rowCos = rowCentres.map(\.cos)
+        rowHalfDiagonal = rowCentres.map(\.halfDiagonal)
         // Per column: the centre longitude, its sine and cosine.
         let columnCentres: [(longitude: Double, sin: Double, cos: Double)] = (0..<columns).map { c in
             let cell = Self.cellBox(0, c, area.minLatitude, area.minLongitude, latitudeStep, longitudeStep)
@@ -156,16 +165,17 @@ struct CoverGrid: Sendable, Equatable {
                     for c in c0...c1 {
                         let column = columnCentres[c]
                         let centre = Coordinate(latitude: row.latitude, longitude: column.longitude)
-                        var (relation, clearance) = if let polygon {
-                            catalog.relation(polygon, centre: centre, edges: rowEdges, halfDiagonal: row.halfDiagonal)
+                        var (side, clearance) = if let polygon {
+                            catalog.centreRelation(polygon, centre: centre, edges: rowEdges)
                         } else {
-                            catalog.relation(Int32(i), centre: centre, unit: (row.cos * column.cos, row.cos * column.sin, row.sin),
-                                             halfDiagonal: row.halfDiagonal, reach: reach)
+                            catalog.centreRelation(Int32(i), centre: centre, unit: (row.cos * column.cos, row.cos * column.sin, row.sin),
+                                                   within: row.halfDiagonal + reach)
                         }
-                        if relation == .outside && clearance > reach { continue }
-                        // A point rounding into the cell from a hair outside it is still this far away.
-                        if clearance < 0.001 { relation = .crossed; clearance = 0 }
-                        run.entries.append(Entry(condition: Int32(i), relation: relation, clearance: clearance))
+                        if side == .outside && clearance - row.halfDiagonal > reach { continue }
+                        // (A millimetre less covers the rounding of the centre and of its distance.)
+                        clearance -= 0.001
+                        if clearance <= 0 { side = .crossed; clearance = 0 }
+                        run.entries.append(Entry(condition: Int32(i), centreSide: side, centreClearance: clearance))
                         run.cellOfEntry.append(Int32(r * columns + c))
                     }
                 }
@@ -204,7 +214,7 @@ struct CoverGrid: Sendable, Equatable {
         for cell in cellOfEntry { start[Int(cell) + 1] += 1 }
         for k in 0..<(rows * columns) { start[k + 1] += start[k] }
         var fill = start
-        var sorted = [Entry](repeating: Entry(condition: 0, relation: .outside, clearance: 0), count: flat.count)
+        var sorted = [Entry](repeating: Entry(condition: 0, centreSide: .outside, centreClearance: 0), count: flat.count)
         for (entry, cell) in zip(flat, cellOfEntry) {
             sorted[Int(fill[Int(cell)])] = entry
             fill[Int(cell)] += 1
@@ -235,17 +245,30 @@ struct CoverGrid: Sendable, Equatable {
         return UInt32(truncatingIfNeeded: r * columns + col)
     }
 
-    /// The positions of the entries of the cell holding `c` (see `entry(_:)`), or an empty range outside the grid.
+    /// The positions of the entries of the cell holding `c` (see `entry(_:)`), or an empty range
+    /// outside the grid; and `offset`, an upper bound on the distance in metres from `c` to the
+    /// cell's centre, so that `c` is at least `centreClearance - offset` from each boundary, on the
+    /// centre's side.
     @inline(__always)
-    func entries(at c: Coordinate) -> Range<Int> {
-        guard rows > 0, c.latitude >= minLatitude, c.longitude >= minLongitude else { return 0..<0 }
+    func entries(at c: Coordinate) -> (range: Range<Int>, offset: Double) {
+        guard rows > 0, c.latitude >= minLatitude, c.longitude >= minLongitude else { return (0..<0, 0) }
         let r = Int((c.latitude - minLatitude) / latitudeStep)
         let col = Int((c.longitude - minLongitude) / longitudeStep)
         // The cell a point rounds into must be the cell whose box was classified: guard the edges.
-        guard r < rows, col < columns else { return 0..<0 }
+        guard r < rows, col < columns else { return (0..<0, 0) }
         let cell = r * columns + col
-        return Int(cellStart[cell])..<Int(cellStart[cell + 1])
+        // hav θ ≤ (Δφ/2)² + (cos φ + |Δφ|)² (Δλ/2)² = S, θ ≤ 2√S × 1.00005 while S ≤ 10⁻⁴ (as in
+        // `FixAnchor.holds`); the centre as classified may differ in its last bits: a millimetre more.
+        let dPhi = (c.latitude - (minLatitude + (Double(r) + 0.5) * latitudeStep)) * Geodesy.radiansPerDegree
+        let dLambda = (c.longitude - (minLongitude + (Double(col) + 0.5) * longitudeStep)) * Geodesy.radiansPerDegree
+        let k = rowCos[r] + abs(dPhi)
+        let bound = 0.25 * (dPhi * dPhi + k * k * dLambda * dLambda)
+        let offset = bound <= 1e-4 ? min(rowHalfDiagonal[r], Self.chordScale * bound.squareRoot() + 0.001) : rowHalfDiagonal[r]
+        return (Int(cellStart[cell])..<Int(cellStart[cell + 1]), offset)
     }
+
+    /// 2R × 1.0001: metres per unit of √S in `entries(at:)`.
+    private static let chordScale = 2 * Geodesy.meanEarthRadius * 1.0001
 
     /// Entry `k` of a range `entries(at:)` gave. (Positions rather than a slice: a slice would retain
     /// the array on each fix.)
