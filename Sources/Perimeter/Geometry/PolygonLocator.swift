@@ -368,6 +368,7 @@ final class PolygonLocator: Sendable {
     /// cell) as data and lists the points it leaves open; the second reads their cells; the exact
     /// edge tests come last, for the points in boundary cells.
     func covers(_ points: UnsafeBufferPointer<Coordinate>, into covered: UnsafeMutableBufferPointer<Bool>) {
+        precondition(covered.count >= points.count && points.count <= Int(Int32.max), "an answer for each of fewer than 2³¹ points")
         let raster = self.raster
         withUnsafeTemporaryAllocation(of: Int32.self, capacity: 2 * points.count) { scratch in
             // (Written before read: no need to initialize.)
