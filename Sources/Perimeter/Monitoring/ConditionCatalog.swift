@@ -324,8 +324,9 @@ struct ConditionCatalog: Sendable {
     }
 
     /// The geographic conditions covering `c` (boundary included, no margin), into `result`: the
-    /// stateless question, answered without collecting sides — entries of the point's cover-grid cell
-    /// known inside need no test, those known outside are skipped, and only crossed ones are tested.
+    /// stateless question, answered without collecting sides — an entry of the point's cover-grid cell
+    /// whose centre is farther from the boundary than the point is from the centre gives the centre's
+    /// side without a test (inside: covered; outside: skipped); only the rest are tested.
     @inline(__always)
     func appendCovering(_ c: Coordinate, stamps: inout [UInt32], stamp: UInt32, candidates: inout [Int32],
                         into result: inout [Int32]) {
