@@ -356,10 +356,16 @@ final class PolygonLocator: Sendable {
     /// exactly GEOS's answer.
     @inline(__always)
     func covers(_ x: Double, _ y: Double) -> Bool {
-        let answer = blocks.withUnsafeBufferPointer { blocks in
-            cells.withUnsafeBufferPointer { cells in raster.answer(x, y, blocks: blocks, cells: cells) }
+        let raster = self.raster
+        let (state, cell) = blocks.withUnsafeBufferPointer { blocks in
+            cells.withUnsafeBufferPointer { cells in raster.firstLevel(x, y, raster.blockColumns > 0 ? blocks : cells) }
         }
-        return answer >= 0 ? cellCovers(x, y, cell: answer) : answer == Raster.covered
+        if state != Self.boundary { return state == Self.inside }
+        if raster.blockColumns > 0 {
+            let cellState = cells[cell]
+            if cellState != Self.boundary { return cellState == Self.inside }
+        }
+        return cellCovers(x, y, cell: cell)
     }
 
     /// `covers(_:_:)` for each of `points` (x = longitude, y = latitude), into `covered`: the same
@@ -422,34 +428,18 @@ final class PolygonLocator: Sendable {
         @inline(__always)
         func firstLevel(_ x: Double, _ y: Double, _ first: UnsafeBufferPointer<UInt8>) -> (UInt8, Int) {
             let inBox = x >= minX && x <= maxX && y >= minY && y <= maxY
-            // (Clamped both ways, so that a point outside the box, or NaN, still reads a cell.)
-            let c = max(0, min(columns - 1, perimeter_truncate((x - minX) * scaleX)))
-            let r = max(0, min(rows - 1, perimeter_truncate((y - minY) * scaleY)))
+            let (c, r) = columnAndRow(x, y)
             let cell = r * columns + c
             let index = blockColumns > 0 ? (r >> PolygonLocator.blockShift) * blockColumns + (c >> PolygonLocator.blockShift) : cell
             return (inBox ? first[index] : PolygonLocator.outside, cell)
         }
 
-        /// `answer`'s codes for a point the raster decides alone.
-        static let covered = -2, uncovered = -1
-
-        /// What the raster says about (x, y): `covered` or `uncovered` when its block or cell is
-        /// wholly inside or outside (or the point is outside the box, or not a number), else the
-        /// boundary cell whose edges decide.
+        /// The column and row of the cell holding (x, y), clamped both ways, so that a point outside
+        /// the box (or NaN) still names a cell.
         @inline(__always)
-        func answer(_ x: Double, _ y: Double, blocks: UnsafeBufferPointer<UInt8>, cells: UnsafeBufferPointer<UInt8>) -> Int {
-            guard x >= minX, x <= maxX, y >= minY, y <= maxY else { return Self.uncovered }
-            // (Both products are within [0, columns] and [0, rows] here.)
-            let c = min(columns - 1, perimeter_truncate((x - minX) * scaleX))
-            let r = min(rows - 1, perimeter_truncate((y - minY) * scaleY))
-            if blockColumns > 0 {
-                let block = blocks[(r >> PolygonLocator.blockShift) * blockColumns + (c >> PolygonLocator.blockShift)]
-                if block != PolygonLocator.boundary { return block == PolygonLocator.inside ? Self.covered : Self.uncovered }
-            }
-            let cell = r * columns + c
-            let state = cells[cell]
-            if state != PolygonLocator.boundary { return state == PolygonLocator.inside ? Self.covered : Self.uncovered }
-            return cell
+        func columnAndRow(_ x: Double, _ y: Double) -> (Int, Int) {
+            (max(0, min(columns - 1, perimeter_truncate((x - minX) * scaleX))),
+             max(0, min(rows - 1, perimeter_truncate((y - minY) * scaleY))))
         }
     }
 
@@ -583,13 +573,6 @@ final class PolygonLocator: Sendable {
         return orientation > 0 ? .crosses : .none
     }
 
-    @inline(__always)
-    private func cellIndex(_ x: Double, _ y: Double) -> Int {
-        let c = min(columns - 1, Int((x - minX) * cellScaleX))
-        let r = min(rows - 1, Int((y - minY) * cellScaleY))
-        return r * columns + c
-    }
-
     /// The answer without the raster: GEOS's ray-crossing count over the edges of the point's stripe.
     func stripeCovers(_ x: Double, _ y: Double) -> Bool {
         Self.rayCrossingCovers(x, y, edges: self.edges, stripeCount: stripeCount, stripeScale: stripeScale, minY: minY,
@@ -646,7 +629,8 @@ final class PolygonLocator: Sendable {
         let c = frame.coordinate, metres = frame.margin
         // Cells far from any boundary cell answer without looking at edges.
         if c.longitude >= minX, c.longitude <= maxX, c.latitude >= minY, c.latitude <= maxY {
-            let k = Int(self.clearance[cellIndex(c.longitude, c.latitude)])
+            let (column, row) = raster.columnAndRow(c.longitude, c.latitude)
+            let k = Int(self.clearance[row * columns + column])
             // The point may sit at its cell's edge: k − 1 whole cells separate it from the boundary.
             if k >= 2 && Double(k - 1) * metresPerClearanceCell > metres { return false }
         }
@@ -720,11 +704,8 @@ final class PolygonLocator: Sendable {
         if box.minLongitude >= -180, box.maxLongitude <= 180 {
             let lowX = max(box.minLongitude, minX), highX = min(box.maxLongitude, maxX)
             guard lowX <= highX else { return }
-            // (Both products are within [0, columns] and [0, rows] here.)
-            let c0 = min(columns - 1, perimeter_truncate((lowX - minX) * cellScaleX))
-            let c1 = min(columns - 1, perimeter_truncate((highX - minX) * cellScaleX))
-            let r0 = min(rows - 1, perimeter_truncate((lowY - minY) * cellScaleY))
-            let r1 = min(rows - 1, perimeter_truncate((highY - minY) * cellScaleY))
+            let raster = self.raster
+            let (c0, r0) = raster.columnAndRow(lowX, lowY), (c1, r1) = raster.columnAndRow(highX, highY)
             if (c1 - c0 + 1) * (r1 - r0 + 1) <= 64 {
                 let start = self.cellEdgeStart, list = self.cellEdges
                 // An edge runs through several adjacent cells: a polygon of at most 64 edges marks
