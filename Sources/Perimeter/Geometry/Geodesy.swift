@@ -10,6 +10,26 @@ public enum Geodesy {
     public static let metresPerDegree = meanEarthRadius * radiansPerDegree
 
     /// Great-circle distance in metres by the haversine formula.
+    /// An upper bound, without trigonometry, on the great-circle distance in metres between two
+    /// nearby points Δφ and Δλ radians apart, the first at cos φ₁ = `cosLatitude`; `nil` when they
+    /// are too far apart for it (beyond about 60 km). hav θ = hav Δφ + cos φ₁ cos φ₂ hav Δλ ≤ S with
+    /// hav x ≤ (x/2)² and cos φ₂ ≤ cos φ₁ + |Δφ|; θ ≤ 2√S × 1.00005 while S ≤ 10⁻⁴
+    /// (asin y ≤ y/√(1 − y²)). The factor 1.0001 also covers rounding.
+    @inline(__always)
+    static func shortDistanceBound(dPhi: Double, dLambda: Double, cosLatitude: Double) -> Double? {
+        let s = shortDistanceSquare(dPhi: dPhi, dLambda: dLambda, cosLatitude: cosLatitude)
+        return s <= 1e-4 ? shortDistanceScale * s.squareRoot() : nil
+    }
+
+    /// S of `shortDistanceBound`: its square is `shortDistanceScale`² × S while S ≤ 10⁻⁴.
+    @inline(__always)
+    static func shortDistanceSquare(dPhi: Double, dLambda: Double, cosLatitude: Double) -> Double {
+        0.25 * (dPhi * dPhi + cosLatitude * (cosLatitude + abs(dPhi)) * dLambda * dLambda)
+    }
+
+    /// 2R × 1.0001: metres per unit of √S in `shortDistanceBound`.
+    static let shortDistanceScale = 2 * meanEarthRadius * 1.0001
+
     public static func distance(_ a: Coordinate, _ b: Coordinate) -> Double {
         let phi1 = a.latitude * radiansPerDegree
         let phi2 = b.latitude * radiansPerDegree

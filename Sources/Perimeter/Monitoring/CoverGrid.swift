@@ -257,18 +257,13 @@ struct CoverGrid: Sendable, Equatable {
         // The cell a point rounds into must be the cell whose box was classified: guard the edges.
         guard r < rows, col < columns else { return (0..<0, 0) }
         let cell = r * columns + col
-        // hav θ ≤ (Δφ/2)² + (cos φ + |Δφ|)² (Δλ/2)² = S, θ ≤ 2√S × 1.00005 while S ≤ 10⁻⁴ (as in
-        // `FixAnchor.holds`); the centre as classified may differ in its last bits: a millimetre more.
-        let dPhi = (c.latitude - (minLatitude + (Double(r) + 0.5) * latitudeStep)) * Geodesy.radiansPerDegree
-        let dLambda = (c.longitude - (minLongitude + (Double(col) + 0.5) * longitudeStep)) * Geodesy.radiansPerDegree
-        let k = rowCos[r] + abs(dPhi)
-        let bound = 0.25 * (dPhi * dPhi + k * k * dLambda * dLambda)
-        let offset = bound <= 1e-4 ? min(rowHalfDiagonal[r], Self.chordScale * bound.squareRoot() + 0.001) : rowHalfDiagonal[r]
+        // The centre as classified may differ from this one in its last bits: a millimetre more.
+        let dPhi = ((minLatitude + (Double(r) + 0.5) * latitudeStep) - c.latitude) * Geodesy.radiansPerDegree
+        let dLambda = ((minLongitude + (Double(col) + 0.5) * longitudeStep) - c.longitude) * Geodesy.radiansPerDegree
+        let offset = Geodesy.shortDistanceBound(dPhi: dPhi, dLambda: dLambda, cosLatitude: rowCos[r])
+            .map { min(rowHalfDiagonal[r], $0 + 0.001) } ?? rowHalfDiagonal[r]
         return (Int(cellStart[cell])..<Int(cellStart[cell + 1]), offset)
     }
-
-    /// 2R × 1.0001: metres per unit of √S in `entries(at:)`.
-    private static let chordScale = 2 * Geodesy.meanEarthRadius * 1.0001
 
     /// Entry `k` of a range `entries(at:)` gave. (Positions rather than a slice: a slice would retain
     /// the array on each fix.)

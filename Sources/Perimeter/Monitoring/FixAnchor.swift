@@ -43,14 +43,12 @@ struct FixAnchor {
         guard Self.isCacheable(c, margin: m) else { return false }
         let allowance = Self.marginShare * m + budget
         guard allowance > 1e-6 else { return false }
-        // Most answers without trigonometry: hav θ = hav Δφ + cos φ₁ cos φ₂ hav Δλ ≤ S with
-        // hav x ≤ (x/2)² and cos φ₂ ≤ cos φ₁ + |Δφ|; and θ ≤ 2√S × 1.00005 while S ≤ 10⁻⁴
-        // (asin y ≤ y/√(1 − y²)). The factor 1.0001 also covers rounding, so an answer here is the
-        // one the haversine below would give.
+        // Most answers without trigonometry (`Geodesy.shortDistanceBound`, compared squared): an
+        // answer here is the one the haversine below would give.
         let dPhi = (c.latitude - coordinate.latitude) * Geodesy.radiansPerDegree
         var dLambda = (c.longitude - coordinate.longitude) * Geodesy.radiansPerDegree
         if dLambda > .pi { dLambda -= 2 * .pi } else if dLambda < -.pi { dLambda += 2 * .pi }
-        let bound = 0.25 * (dPhi * dPhi + cosLatitude * (cosLatitude + abs(dPhi)) * dLambda * dLambda)
+        let bound = Geodesy.shortDistanceSquare(dPhi: dPhi, dLambda: dLambda, cosLatitude: cosLatitude)
         let limit = allowance - 1e-6
         if bound <= 1e-4 && bound * Self.chordScaleSquared < limit * limit { return true }
         // An upper bound on the great-circle distance: rounding in the haversine is far below this.
@@ -58,8 +56,8 @@ struct FixAnchor {
         return moved < allowance
     }
 
-    /// (2R × 1.0001)²: metres² per unit of the bound in `holds`.
-    private static let chordScaleSquared = (2 * Geodesy.meanEarthRadius * 1.0001) * (2 * Geodesy.meanEarthRadius * 1.0001)
+    /// `Geodesy.shortDistanceScale`²: metres² per unit of the bound in `holds`.
+    private static let chordScaleSquared = Geodesy.shortDistanceScale * Geodesy.shortDistanceScale
 
     @inline(__always)
     static func isCacheable(_ c: Coordinate, margin m: Double) -> Bool {
