@@ -211,4 +211,50 @@ import Testing
         while let entry = queue.popFirst() { drained.append(entry) }
         #expect(drained == list)
     }
+
+    /// A queue that never empties (a beacon seen every second) still lets go of what it popped.
+    @Test func queueThatNeverEmptiesKeepsFewEntries() {
+        var queue = ExitQueue()
+        for second in 0..<10_000 {
+            queue.push(.init(due: Timestamp(nanosecondsSinceEpoch: Int64(second + 30) * 1_000_000_000), condition: 0))
+            if second >= 30 { _ = queue.popFirst() }
+        }
+        #expect(queue.count == 30)
+        #expect(queue.storedCount <= 4 * 64)
+    }
+
+    /// As a device pushes them: dues that only advance, several conditions per instant (so ties come
+    /// after larger conditions, near and far back), and now and then a range timer or an earlier due —
+    /// the sorted run, its insertions, the heap beside it and the pops between them.
+    @Test func queueInDueOrderEqualsASortedList() {
+        var rng = SplitMix64(seed: 62)
+        var queue = ExitQueue(), list: [ExitQueue.Entry] = []
+        var now: Int64 = 0
+        for step in 0..<50_000 {
+            switch Int.random(in: 0..<100, using: &rng) {
+            case 0..<60:
+                if Int.random(in: 0..<4, using: &rng) == 0 { now += .random(in: 0...3, using: &rng) }
+                let isRange = Int.random(in: 0..<50, using: &rng) == 0
+                let due = isRange || Int.random(in: 0..<50, using: &rng) == 0 ? now + .random(in: -5...40, using: &rng) : now
+                let condition = Int32.random(in: 0..<(Int.random(in: 0..<3, using: &rng) == 0 ? 4 : 40), using: &rng)
+                let entry = ExitQueue.Entry(due: Timestamp(nanosecondsSinceEpoch: due * 1_000_000_000), condition: condition,
+                                            rangeEnd: isRange ? condition + 5 : -1)
+                queue.push(entry)
+                list.append(entry)
+            case 60..<98:
+                list.sort()
+                #expect(queue.first == list.first)
+                #expect(queue.popFirst() == (list.isEmpty ? nil : list.removeFirst()))
+            default:
+                let stale = Set((0..<3).map { _ in Int32.random(in: 0..<40, using: &rng) })
+                queue.compact { !stale.contains($0.condition) }
+                list.removeAll { stale.contains($0.condition) }
+            }
+            if step % 1000 == 0 { #expect(queue.count == list.count) }
+        }
+        list.sort()
+        var drained: [ExitQueue.Entry] = []
+        while let entry = queue.popFirst() { drained.append(entry) }
+        #expect(drained == list)
+    }
 }

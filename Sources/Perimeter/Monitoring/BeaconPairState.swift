@@ -15,6 +15,12 @@ struct BeaconPairState {
 /// An entry is either one touched pair's exit — live only while it still equals the pair's `exitDue`
 /// (a later sighting pushes a new entry rather than moving the old one) — or the first exit timer of
 /// a whole range of untouched conditions, which share it because they share their start.
+///
+/// A device's records come in time order and the exit timeout is one policy value, so its pairs'
+/// exits are pushed almost always in the order they fall due: those go to the back of a sorted run,
+/// pushed and popped in a few instructions. The rest — range timers, and ties pushed after a larger
+/// condition more than a few places back — go to a binary heap beside it, so that no push costs
+/// more than a heap push.
 struct ExitQueue {
     struct Entry: Comparable {
         var due: Timestamp
@@ -24,18 +30,42 @@ struct ExitQueue {
 
         var isRange: Bool { rangeEnd >= 0 }
 
+        /// A total order, so that the queue's order never depends on the order of pushes: a range
+        /// goes before the single exit filed under the same instant and condition.
         static func < (a: Entry, b: Entry) -> Bool {
-            a.due != b.due ? a.due < b.due : a.condition < b.condition
+            a.due != b.due ? a.due < b.due : a.condition != b.condition ? a.condition < b.condition : a.rangeEnd > b.rangeEnd
         }
     }
 
-    private(set) var heap: [Entry] = []
+    /// Entries in (due, condition) order from `head` on; those before `head` were popped.
+    private var run: [Entry] = []
+    private var head = 0
+    /// Entries that did not fit at the back of `run`, as a binary min-heap.
+    private var heap: [Entry] = []
+    /// How far back from the end of `run` a push may still be inserted.
+    static let insertionReach = 8
 
-    var isEmpty: Bool { heap.isEmpty }
-    var count: Int { heap.count }
-    var first: Entry? { heap.first }
+    var isEmpty: Bool { head == run.count && heap.isEmpty }
+    var count: Int { run.count - head + heap.count }
+    /// Entries the arrays hold, popped ones included (what the queue's memory follows).
+    var storedCount: Int { run.count + heap.count }
+
+    var first: Entry? {
+        let inRun = head < run.count ? run[head] : nil
+        guard let top = heap.first else { return inRun }
+        guard let inRun else { return top }
+        return top < inRun ? top : inRun
+    }
 
     mutating func push(_ entry: Entry) {
+        if !entry.isRange {
+            var at = run.count
+            while at > head, run.count - at < Self.insertionReach, entry < run[at - 1] { at -= 1 }
+            if at == head || !(entry < run[at - 1]) {
+                if at == run.count { run.append(entry) } else { run.insert(entry, at: at) }
+                return
+            }
+        }
         heap.append(entry)
         var child = heap.count - 1
         while child > 0 {
@@ -47,6 +77,18 @@ struct ExitQueue {
     }
 
     mutating func popFirst() -> Entry? {
+        if head < run.count, heap.isEmpty || !(heap[0] < run[head]) {
+            let entry = run[head]
+            head += 1
+            if head == run.count {
+                run.removeAll(keepingCapacity: true)
+                head = 0
+            } else if head >= 64 && 2 * head >= run.count {
+                run.removeSubrange(..<head)  // (amortised: at least as many pops as entries moved)
+                head = 0
+            }
+            return entry
+        }
         guard !heap.isEmpty else { return nil }
         let top = heap[0]
         let last = heap.removeLast()
@@ -71,9 +113,12 @@ struct ExitQueue {
     }
 
     /// Drops stale entries once they outnumber live ones, so a beacon seen every second does not
-    /// grow the queue without bound. In place, without allocating: the survivors keep the array, and
-    /// the heap is rebuilt bottom-up (a filter made a new array, and a sort took a scratch buffer).
+    /// grow the queue without bound. In place, without allocating: the survivors keep their arrays
+    /// (the run stays sorted), and the heap is rebuilt bottom-up.
     mutating func compact(live: (Entry) -> Bool) {
+        run.removeSubrange(..<head)
+        head = 0
+        run.removeAll { !live($0) }
         heap.removeAll { !live($0) }
         for start in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(from: start) }
     }

@@ -18,15 +18,18 @@ public enum ConditionCatalogError: Error, Sendable, Hashable, CustomStringConver
 /// arrays); both numberings follow the order of addition, which is the order events of one record
 /// are written in.
 struct ConditionCatalog: Sendable {
-    /// A geographic condition's identifier and starting state; its geometry is in its shape
-    /// (`circleShapes`, or `polygonShapes` and `polygonConditions`), not kept twice.
+    // Identifiers are kept apart from the entries below, so that the entries are plain values: an
+    // array's subscript copies a whole entry to read one field, and with a string in it that copy
+    // was a retain and a release through a value witness, some 100 instructions per event.
+
+    /// A geographic condition's starting state; its identifier is in `geographicIdentifiers`, its
+    /// geometry in its shape (`circleShapes`, or `polygonShapes` and `polygonConditions`).
     struct Geographic {
-        var identifier: String
         var initialState: ConditionState
     }
 
+    /// A beacon condition; its identifier is in `beaconIdentifiers`.
     struct Beacon {
-        var identifier: String
         var condition: BeaconIdentityCondition
         var initialState: ConditionState
         /// Stream time of the addition; `nil` for conditions there from the start.
@@ -40,6 +43,8 @@ struct ConditionCatalog: Sendable {
 
     private(set) var geographic: [Geographic] = []
     private(set) var beacons: [Beacon] = []
+    private(set) var geographicIdentifiers: [String] = []
+    private(set) var beaconIdentifiers: [String] = []
     private var lookup = IdentifierTable()
     /// Identifiers of the monitored conditions, in addition order.
     private(set) var identifiers: [String] = []
@@ -104,7 +109,8 @@ struct ConditionCatalog: Sendable {
             entry = addGeographic(box: shape.boundingBox, identifier: identifier, initialState: initialState)
         case .beacon(let beacon):
             let i = Int32(beacons.count)
-            beacons.append(Beacon(identifier: identifier, condition: beacon, initialState: initialState, addedAt: addedAt))
+            beacons.append(Beacon(condition: beacon, initialState: initialState, addedAt: addedAt))
+            beaconIdentifiers.append(identifier)
             beaconRemoved.append(false)
             if initialState != .unsatisfied { beaconStartingOtherwise.append(i) }
             if beaconEpochs.last.map({ $0.addedAt != addedAt }) ?? true { beaconEpochs.append((i, addedAt)) }
@@ -112,19 +118,19 @@ struct ConditionCatalog: Sendable {
             entry = .beacon(i)
         }
         identifiers.append(identifier)
-        let geographic = self.geographic, beacons = self.beacons
+        let geographic = geographicIdentifiers, beacons = beaconIdentifiers
         lookup.insert(entry, identifier: identifier) { Self.identifier(of: $0, geographic, beacons) }
     }
 
     /// The condition an identifier names, if it is monitored.
     func entry(_ identifier: String) -> Entry? {
-        lookup.find(identifier) { Self.identifier(of: $0, geographic, beacons) }
+        lookup.find(identifier) { Self.identifier(of: $0, geographicIdentifiers, beaconIdentifiers) }
     }
 
-    private static func identifier(of entry: Entry, _ geographic: [Geographic], _ beacons: [Beacon]) -> String {
+    private static func identifier(of entry: Entry, _ geographic: [String], _ beacons: [String]) -> String {
         switch entry {
-        case .geographic(let i): geographic[Int(i)].identifier
-        case .beacon(let i): beacons[Int(i)].identifier
+        case .geographic(let i): geographic[Int(i)]
+        case .beacon(let i): beacons[Int(i)]
         }
     }
 
@@ -149,12 +155,14 @@ struct ConditionCatalog: Sendable {
         let beaconCount = conditions.reduce(0) { if case .beacon = $1.condition { $0 + 1 } else { $0 } }
         let geographicCount = conditions.count - beaconCount, circles = geographicCount - polygons.count
         geographic.reserveCapacity(geographic.count + geographicCount)
+        geographicIdentifiers.reserveCapacity(geographic.count + geographicCount)
         geographicRemoved.reserveCapacity(geographicRemoved.count + geographicCount)
         shapeSlots.reserveCapacity(shapeSlots.count + geographicCount)
         circleShapes.reserveCapacity(circleShapes.count + circles)
         polygonShapes.reserveCapacity(polygonShapes.count + polygons.count)
         polygonConditions.reserveCapacity(polygonConditions.count + polygons.count)
         beacons.reserveCapacity(beacons.count + beaconCount)
+        beaconIdentifiers.reserveCapacity(beacons.count + beaconCount)
         beaconRemoved.reserveCapacity(beaconRemoved.count + beaconCount)
         identifiers.reserveCapacity(identifiers.count + conditions.count)
         index.reserveCapacity(geographicCount)
@@ -165,7 +173,8 @@ struct ConditionCatalog: Sendable {
 
     private mutating func addGeographic(box: BoundingBox, identifier: String, initialState: ConditionState) -> Entry {
         let i = Int32(geographic.count)
-        geographic.append(Geographic(identifier: identifier, initialState: initialState))
+        geographic.append(Geographic(initialState: initialState))
+        geographicIdentifiers.append(identifier)
         geographicRemoved.append(false)
         index.insert(i, box: box)
         if initialState != .unsatisfied { geographicStartingOtherwise.append(i) }
@@ -177,6 +186,11 @@ struct ConditionCatalog: Sendable {
     func matchingBeacons(_ identity: BeaconIdentity, into result: inout [Int32]) {
         beaconMatcher.matches(identity, into: &result)
     }
+
+    func beaconIdentifier(_ i: Int32) -> String { beaconIdentifiers[Int(i)] }
+    func beaconInitialState(_ i: Int32) -> ConditionState { beacons[Int(i)].initialState }
+    func geographicIdentifier(_ i: Int32) -> String { geographicIdentifiers[Int(i)] }
+    func geographicInitialState(_ i: Int32) -> ConditionState { geographic[Int(i)].initialState }
 
     func boundingBox(_ i: Int32) -> BoundingBox {
         let s = shapeSlots[Int(i)]
@@ -390,14 +404,14 @@ struct ConditionCatalog: Sendable {
         [
             ("identifiers", HeapBytes.of(identifiers) + identifiers.reduce(0) { $0 + HeapBytes.of($1) }),
             ("identifier lookup", lookup.heapBytes),
-            ("geographic conditions", HeapBytes.of(geographic) + HeapBytes.of(geographicRemoved)
+            ("geographic conditions", HeapBytes.of(geographic) + HeapBytes.of(geographicIdentifiers) + HeapBytes.of(geographicRemoved)
                 + HeapBytes.of(geographicStartingOtherwise) + HeapBytes.of(shapeSlots)),
             ("circle shapes", HeapBytes.of(circleShapes)),
             ("polygon shapes", HeapBytes.of(polygonShapes) + polygonShapes.reduce(0) { $0 + $1.locator.heapBytes }
                 + HeapBytes.of(polygonConditions) + polygonConditions.reduce(0) { $0 + Self.heapBytes(of: $1) }),
             ("condition index", index.heapBytes),
             ("cover grid", coverGrid.heapBytes),
-            ("beacon conditions", HeapBytes.of(beacons) + HeapBytes.of(beaconRemoved) + HeapBytes.of(beaconEpochs)
+            ("beacon conditions", HeapBytes.of(beacons) + HeapBytes.of(beaconIdentifiers) + HeapBytes.of(beaconRemoved) + HeapBytes.of(beaconEpochs)
                 + HeapBytes.of(beaconStartingOtherwise)),
             ("beacon matcher", beaconMatcher.heapBytes),
         ]
@@ -411,7 +425,7 @@ struct ConditionCatalog: Sendable {
 
     @discardableResult
     mutating func remove(_ identifier: String) -> Bool {
-        let geographic = self.geographic, beacons = self.beacons
+        let geographic = geographicIdentifiers, beacons = beaconIdentifiers
         guard let entry = lookup.remove(identifier, identifierOf: { Self.identifier(of: $0, geographic, beacons) }) else { return false }
         identifiers.removeAll { $0 == identifier }
         switch entry {

@@ -182,5 +182,5 @@ extension MonitoringEngine {
 
     /// Identifiers of the geographic conditions in addition order: position i answers
     /// `ContainmentQuery`'s index i (removed conditions keep their position).
-    public var geographicIdentifiers: [String] { catalog.geographic.map(\.identifier) }
+    public var geographicIdentifiers: [String] { catalog.geographicIdentifiers }
 }

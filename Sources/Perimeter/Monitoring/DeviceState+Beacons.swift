@@ -18,14 +18,14 @@ extension DeviceState {
                 k = existing
             } else {
                 k = beaconEntries.count
-                beaconEntries.append(BeaconEntry(condition: i, pair: beaconPair(i, catalog: catalog)))
+                beaconEntries.append(BeaconEntry(condition: i, pair: beaconBaseline(i, catalog: catalog)))
             }
             beaconEntries[k].pair.exitDue = due
             // An exit due at the end of time never fires; queued, it would stay live forever.
             if due != .distantFuture { exits.push(.init(due: due, condition: i)) }
             if beaconEntries[k].pair.state != .satisfied {
                 beaconEntries[k].pair.state = .satisfied
-                emit(MonitorEvent(device: name, identifier: catalog.beacons[Int(i)].identifier,
+                emit(MonitorEvent(device: name, identifier: catalog.beaconIdentifier(i),
                                   state: .satisfied, date: sighting.time, refinement: sighting.identity, cause: cause),
                      policy: policy, events: &events)
             }
@@ -92,7 +92,7 @@ extension DeviceState {
                     fireExit(exit, cause: cause, catalog: catalog, policy: policy, events: &events)
                 }
                 while expireOldestHeld(notAfter: due, before: limit, cause: cause, policy: policy, events: &events) {}
-                emit(MonitorEvent(device: name, identifier: catalog.beacons[Int(i)].identifier, state: .unsatisfied,
+                emit(MonitorEvent(device: name, identifier: catalog.beaconIdentifier(i), state: .unsatisfied,
                                   date: due, cause: cause),
                      policy: policy, events: &events)
             }
@@ -112,7 +112,7 @@ extension DeviceState {
         guard let k = beaconEntries.firstIndex(where: { $0.condition == entry.condition }) else { return }
         beaconEntries[k].pair.exitDue = .distantFuture
         beaconEntries[k].pair.state = .unsatisfied
-        let identifier = catalog.beacons[Int(entry.condition)].identifier
+        let identifier = catalog.beaconIdentifier(entry.condition)
         if entry.condition < beaconSettled {
             beaconEntries.swapAt(k, beaconEntries.count - 1)
             beaconEntries.removeLast()

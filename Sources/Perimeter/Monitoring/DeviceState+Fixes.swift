@@ -27,7 +27,7 @@ extension DeviceState {
             let reading = scratch.readings[k]
             let existing = geographicEntries.firstIndex { $0.condition == i }
             var pair = existing.map { geographicEntries[$0].pair }
-                ?? GeographicPairState(state: i < geographicSettled ? .unsatisfied : catalog.geographic[Int(i)].initialState)
+                ?? GeographicPairState(state: i < geographicSettled ? .unsatisfied : catalog.geographicInitialState(i))
             if let side = reading.side {
                 if let state = pair.observe(side, at: fix.time, confirmation: confirmation) { scratch.changes.append((i, state)) }
             } else if anchorBuilder.isValid {
@@ -67,7 +67,7 @@ extension DeviceState {
                 let i = others[k]
                 k += 1
                 guard scratch.candidateMarks[Int(i)] != stamp, !catalog.geographicRemoved[Int(i)] else { continue }
-                var pair = GeographicPairState(state: catalog.geographic[Int(i)].initialState)
+                var pair = GeographicPairState(state: catalog.geographicInitialState(i))
                 if let state = pair.observe(.outside, at: fix.time, confirmation: confirmation) {
                     scratch.changes.append((i, state))
                 }
@@ -93,7 +93,7 @@ extension DeviceState {
 
         if scratch.changes.count > 1 { scratch.changes.sort { $0.condition < $1.condition } }
         for change in scratch.changes {
-            emit(MonitorEvent(device: name, identifier: catalog.geographic[Int(change.condition)].identifier,
+            emit(MonitorEvent(device: name, identifier: catalog.geographicIdentifier(change.condition),
                               state: change.state, date: fix.time, cause: cause),
                  policy: policy, events: &events)
         }

@@ -37,8 +37,7 @@ extension DeviceState {
     mutating func advance(to limit: Timestamp, inclusive: Bool, cause: Int, catalog: ConditionCatalog,
                           policy: MonitoringPolicy, events: inout [MonitorEvent]) {
         while true {
-            dropStaleExits(catalog: catalog)
-            let exitDue = exits.first.map(\.due).flatMap { $0 < limit || (inclusive && $0 == limit) ? $0 : nil }
+            let exitDue = firstLiveExit(before: limit, inclusive: inclusive, catalog: catalog)
             if expireOldestHeld(notAfter: exitDue ?? .distantFuture, before: limit, cause: cause, policy: policy, events: &events) {
                 continue
             }
@@ -63,11 +62,15 @@ extension DeviceState {
         return true
     }
 
-    /// Pops queue entries that a later sighting (or the condition's removal) made stale.
-    private mutating func dropStaleExits(catalog: ConditionCatalog) {
-        while let next = exits.first {
-            if isLive(next, catalog: catalog) { return }
+    /// The due instant of the first live exit if it falls before `limit` (or at it, when `inclusive`),
+    /// popping the stale entries (moved by a later sighting, or of a removed condition) before it.
+    /// Entries not yet due stay, stale or not: which they are matters only once they are due, and
+    /// telling costs a look through the device's pairs.
+    private mutating func firstLiveExit(before limit: Timestamp, inclusive: Bool, catalog: ConditionCatalog) -> Timestamp? {
+        while let next = exits.first, next.due < limit || (inclusive && next.due == limit) {
+            if isLive(next, catalog: catalog) { return next.due }
             _ = exits.popFirst()
         }
+        return nil
     }
 }

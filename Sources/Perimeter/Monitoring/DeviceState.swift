@@ -59,12 +59,17 @@ extension DeviceState {
     /// The state of a geographic pair, explicit or baseline.
     func geographicPair(_ i: Int32, catalog: ConditionCatalog) -> GeographicPairState {
         if let e = geographicEntries.first(where: { $0.condition == i }) { return e.pair }
-        return GeographicPairState(state: i < geographicSettled ? .unsatisfied : catalog.geographic[Int(i)].initialState)
+        return GeographicPairState(state: i < geographicSettled ? .unsatisfied : catalog.geographicInitialState(i))
     }
 
     /// The state of a beacon pair, explicit or baseline.
     func beaconPair(_ i: Int32, catalog: ConditionCatalog) -> BeaconPairState {
         if let e = beaconEntries.first(where: { $0.condition == i }) { return e.pair }
-        return BeaconPairState(state: i < beaconSettled ? .unsatisfied : catalog.beacons[Int(i)].initialState)
+        return beaconBaseline(i, catalog: catalog)
+    }
+
+    /// The state of a beacon pair that has no entry.
+    func beaconBaseline(_ i: Int32, catalog: ConditionCatalog) -> BeaconPairState {
+        BeaconPairState(state: i < beaconSettled ? .unsatisfied : catalog.beaconInitialState(i))
     }
 }

@@ -86,10 +86,10 @@ public struct MonitoringEngine: Sendable {
         let d = deviceIndex[device].map { devices[$0] }.flatMap { $0.hasStarted ? $0 : nil }
         switch entry {
         case .geographic(let i):
-            guard let d else { return catalog.geographic[Int(i)].initialState }
+            guard let d else { return catalog.geographicInitialState(i) }
             return d.geographicPair(i, catalog: catalog).state
         case .beacon(let i):
-            guard let d else { return catalog.beacons[Int(i)].initialState }
+            guard let d else { return catalog.beaconInitialState(i) }
             return d.beaconPair(i, catalog: catalog).state
         }
     }
