@@ -102,6 +102,61 @@ import Testing
         #expect(try String(contentsOfFile: out, encoding: .utf8) == (try Fixture.text("city/expected-events.jsonl")))
     }
 
+    /// Many devices starting against many conditions that start `unknown`: each device's first fix
+    /// settles all 300 circles, and its first beacon timer all 30 beacons. Batches are cut where the
+    /// devices' starts would pass the event budget — with the same events, and the same bad records
+    /// with their texts, as in whole batches — so that the events held at once stay near the budget.
+    @Test func batchesAreCutAtTheEventBudget() throws {
+        func engine() throws -> MonitoringEngine {
+            var engine = MonitoringEngine()
+            for i in 0..<300 {
+                let centre = Coordinate(latitude: 48.80 + Double(i % 20) * 0.005, longitude: 2.30 + Double(i / 20) * 0.005)
+                try engine.add(.circle(try CircularGeographicCondition(center: centre, radius: 300)), identifier: "c\(i)")
+            }
+            let uuid = UUID(uuidString: "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0")!
+            for i in 0..<30 { try engine.add(.beacon(BeaconIdentityCondition(uuid: uuid, major: UInt16(i))), identifier: "b\(i)") }
+            return engine
+        }
+        var rng = SplitMix64(seed: 77)
+        var lines: [String] = []
+        for round in 0..<6 {
+            for d in 0..<200 {
+                let t = 1_772_352_000 + round * 20 + d % 7
+                let lat = 48.80 + .random(in: 0...0.1, using: &rng), lon = 2.30 + .random(in: 0...0.075, using: &rng)
+                if round == 4 {  // devices that start late, so that batches are cut around what follows
+                    lines.append(#"{"type":"fix","device":"late\#(d)","t":\#(t),"lat":\#(lat),"lon":\#(lon),"accuracy":10}"#)
+                }
+                if round == 4 && d % 50 == 3 {  // out of order: refused, and quarantined with its own text
+                    lines.append(#"{"type":"fix","device":"d\#(d)","t":\#(t - 100),"lat":\#(lat),"lon":\#(lon),"accuracy":\#(d)}"#)
+                } else if round == 2 {
+                    lines.append(#"{"type":"sighting","device":"d\#(d)","t":\#(t),"uuid":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0","major":\#(d % 30),"minor":1,"rssi":-70}"#)
+                } else {
+                    lines.append(#"{"type":"fix","device":"d\#(d)","t":\#(t),"lat":\#(lat),"lon":\#(lon),"accuracy":10}"#)
+                }
+            }
+        }
+        let input = try Fixture.write(lines.joined(separator: "\n") + "\n", named: "budget.jsonl")
+        func run(budget: Int) throws -> (EvaluationSummary, events: String, bad: String) {
+            var engine = try engine()
+            var reader = try ObservationReader(path: input)
+            let out = Fixture.temporaryPath("budget-events.jsonl"), bad = Fixture.temporaryPath("budget-bad.jsonl")
+            var outputs = BatchEvaluation.Outputs(events: try BufferedOutput(path: out), quarantine: try BufferedOutput(path: bad))
+            let summary = try BatchEvaluation.run(engine: &engine, observations: &reader, outputs: &outputs, badRecords: .quarantine,
+                                                  eventBudget: budget)
+            _ = consume outputs
+            return (summary, try String(contentsOfFile: out, encoding: .utf8), try String(contentsOfFile: bad, encoding: .utf8))
+        }
+        let whole = try run(budget: .max), cut = try run(budget: 2_000)
+        #expect(whole.0.largestWrite >= 200 * 300)
+        #expect(cut.0.largestWrite <= 2_000 + 330 + 200)
+        #expect(cut.events == whole.events)
+        #expect(cut.0.events == whole.0.events)
+        #expect(whole.0.events > 400 * 300)
+        #expect(cut.0.rejected == 4)
+        #expect(cut.bad == whole.bad)
+        #expect(cut.bad.contains(#""accuracy\":53}"#))
+    }
+
     @Test func monitorActorYieldsTheSameEventsAndKeepsRecords() async throws {
         let monitor = try await Fixture.monitor("city/conditions.geojson", name: "city")
         let collector = Task { () -> [MonitorEvent] in

@@ -123,6 +123,25 @@ public struct MonitoringEngine: Sendable {
         return DeviceID(index: Int32(di))
     }
 
+    /// At most how many events `device`'s start can still produce at once, beside the usual few per
+    /// record: its first valid fix settles every geographic condition that starts otherwise than
+    /// unsatisfied (an event each), and its first beacon exit timers every such beacon condition.
+    /// 0 once both have happened (until conditions that start otherwise are added).
+    ///
+    /// A batch holds all its events until it returns, so a caller that bounds its memory splits
+    /// batches by this: 10k new devices against 20k conditions starting `unknown` are 200M events.
+    public func startEventBound(_ device: DeviceID) -> Int {
+        let di = Int(device.index)
+        let geographic = catalog.geographicStartingOtherwise, beacons = catalog.beaconStartingOtherwise
+        return geographic.count - DeviceState.firstIndex(in: geographic, notBelow: devices[di].geographicSettled)
+            + beacons.count - DeviceState.firstIndex(in: beacons, notBelow: devices[di].beaconSettled)
+    }
+
+    /// Whether any condition starts otherwise than unsatisfied (`startEventBound(_:)` can be above 0).
+    public var hasStartEvents: Bool {
+        !catalog.geographicStartingOtherwise.isEmpty || !catalog.beaconStartingOtherwise.isEmpty
+    }
+
     /// `process(_:device:cause:into:)` for a device already named by `deviceID(_:)`.
     public mutating func process(_ observation: Observation, device: DeviceID, cause: Int,
                                  into events: inout [MonitorEvent]) throws(ObservationProblem) {

@@ -1,8 +1,9 @@
 import Dispatch
 import Perimeter
 
-/// Evaluates a recorded stream: reads records one at a time, feeds the engine, writes each event as
-/// it is produced. Constant memory apart from the engine's per-device state.
+/// Evaluates a recorded stream: reads records, feeds the engine in batches, writes each batch's
+/// events. Memory is the engine's per-device state plus one batch of records and its events; a batch
+/// is cut before the events its devices' starts can produce pass the event budget.
 public enum BatchEvaluation {
     /// What to do with a bad record.
     public enum BadRecords {
@@ -34,18 +35,26 @@ public enum BatchEvaluation {
     static let smallestBatch = 64
     /// Batches of at least this many events are encoded in parallel.
     static let parallelEncoding = 256
+    /// About how many events a batch may hold before they are written: a batch is cut where the
+    /// events its devices' starts can produce (`MonitoringEngine.startEventBound(_:)`) would pass
+    /// this, so that memory stays bounded when many devices start against many conditions that start
+    /// `unknown` (some 110 bytes per event held).
+    public static let defaultEventBudget = 1 << 20
 
     /// Runs the whole stream.
     ///
     /// - Parameters:
     ///   - badRecords: `.quarantine` writes bad records to `outputs.quarantine` and goes on.
     ///   - progress: called about once a second after the first two seconds, with the counts so far.
+    ///   - eventBudget: about how many events one batch may hold (`defaultEventBudget`); one device's
+    ///     start may pass it alone.
     /// - Throws: the first bad record's error when `badRecords` is `.stop`, or an output error. Events
     ///   of the records before it have been written.
     public static func run(engine: inout MonitoringEngine,
                            observations: inout ObservationReader,
                            outputs: inout Outputs,
                            badRecords: BadRecords = .stop,
+                           eventBudget: Int = defaultEventBudget,
                            progress: (EvaluationSummary) -> Void = { _ in }) throws(InputError) -> EvaluationSummary {
         let clock = ContinuousClock()
         let start = clock.now
@@ -63,6 +72,7 @@ public enum BatchEvaluation {
         let threads = max(1, engine.batchThreads)
         let encoders = (0..<threads).map { _ in EventChunk() }
         func write(_ events: [MonitorEvent], _ engine: inout MonitoringEngine, outputs: inout Outputs) throws(InputError) {
+            summary.largestWrite = max(summary.largestWrite, events.count)
             // Large batches of events are encoded and counted in parallel, in chunks written in order.
             let chunks = events.count >= Self.parallelEncoding ? threads : 1
             if chunks > 1 {
@@ -107,6 +117,26 @@ public enum BatchEvaluation {
         var sightingBatch: [SightingRecord] = []
         let keepTexts = badRecords == .quarantine
 
+        /// Where the batch of the pending records from `start` ends: before the first record whose
+        /// device's start would take the batch's start events past the budget (each device counted
+        /// once), and after at least one record.
+        var budgetMarks: [UInt32] = [], budgetMark: UInt32 = 0
+        func batchEnd(from start: Int, count: Int, deviceNumber: (Int) -> Int32, _ engine: inout MonitoringEngine) -> Int {
+            guard engine.hasStartEvents else { return count }
+            budgetMark &+= 1
+            var events = 0
+            for k in start..<count {
+                let n = Int(deviceNumber(k))
+                if n >= budgetMarks.count { budgetMarks += repeatElement(0, count: n + 1 - budgetMarks.count) }
+                guard budgetMarks[n] != budgetMark else { continue }
+                budgetMarks[n] = budgetMark
+                let id = deviceID(number: Int32(n), &engine)  // (first: it may add the device)
+                events += engine.startEventBound(id)
+                if events > eventBudget && k > start { return k }
+            }
+            return count
+        }
+
         /// Applies the pending fixes or sightings and writes their events; a refused record is
         /// rejected and the rest of the batch applied after it, as often as records are refused.
         func drain(_ engine: inout MonitoringEngine, outputs: inout Outputs) throws(InputError) {
@@ -126,29 +156,37 @@ public enum BatchEvaluation {
                 pendingTexts.removeAll(keepingCapacity: true)
                 return
             }
-            if !pending.isEmpty {
+            var start = 0
+            while start < pending.count {
+                let end = batchEnd(from: start, count: pending.count, deviceNumber: { pending[$0].deviceNumber }, &engine)
                 batch.removeAll(keepingCapacity: true)
-                for p in pending {
+                for p in pending[start..<end] {
                     batch.append(FixRecord(device: deviceID(number: p.deviceNumber, &engine), fix: p.fix, cause: p.line))
                 }
-                pending.removeAll(keepingCapacity: true)
-                try applyRejectingRefused(count: batch.count, cause: { batch[$0].cause }, &engine, outputs: &outputs) {
+                try applyRejectingRefused(count: batch.count, textsFrom: start, cause: { batch[$0].cause }, &engine, outputs: &outputs) {
                     from, engine, events throws(BatchProblem) in
                     try engine.process(from == 0 ? batch : Array(batch[from...]), into: &events)
                 }
+                start = end
             }
-            if !pendingSightings.isEmpty {
+            start = 0
+            while start < pendingSightings.count {
+                let end = batchEnd(from: start, count: pendingSightings.count, deviceNumber: { pendingSightings[$0].deviceNumber },
+                                   &engine)
                 sightingBatch.removeAll(keepingCapacity: true)
-                for p in pendingSightings {
+                for p in pendingSightings[start..<end] {
                     sightingBatch.append(SightingRecord(device: deviceID(number: p.deviceNumber, &engine), sighting: p.sighting,
                                                         cause: p.line))
                 }
-                pendingSightings.removeAll(keepingCapacity: true)
-                try applyRejectingRefused(count: sightingBatch.count, cause: { sightingBatch[$0].cause }, &engine, outputs: &outputs) {
+                try applyRejectingRefused(count: sightingBatch.count, textsFrom: start, cause: { sightingBatch[$0].cause }, &engine,
+                                          outputs: &outputs) {
                     from, engine, events throws(BatchProblem) in
                     try engine.process(from == 0 ? sightingBatch : Array(sightingBatch[from...]), into: &events)
                 }
+                start = end
             }
+            pending.removeAll(keepingCapacity: true)
+            pendingSightings.removeAll(keepingCapacity: true)
             pendingTexts.removeAll(keepingCapacity: true)
         }
 
@@ -169,8 +207,10 @@ public enum BatchEvaluation {
         }
 
         /// Applies a batch of `count` records from its start, then after each record it refuses
-        /// (rejected, with its line `cause(k)`), writing the events each time.
-        func applyRejectingRefused(count: Int, cause: (Int) -> Int, _ engine: inout MonitoringEngine, outputs: inout Outputs,
+        /// (rejected, with its line `cause(k)`), writing the events each time. The batch's texts are
+        /// the pending texts from `textsFrom` on.
+        func applyRejectingRefused(count: Int, textsFrom: Int, cause: (Int) -> Int, _ engine: inout MonitoringEngine,
+                                   outputs: inout Outputs,
                                    _ apply: (Int, inout MonitoringEngine, inout [MonitorEvent]) throws(BatchProblem) -> Void)
             throws(InputError) {
             var from = 0
@@ -187,7 +227,7 @@ public enum BatchEvaluation {
                 let bad = from + refusal.index
                 try reject(InputError(file: observations.file, line: cause(bad), field: refusal.problem.field,
                                       message: refusal.problem.message),
-                           text: keepTexts ? pendingTexts[bad] : "", outputs: &outputs)
+                           text: keepTexts ? pendingTexts[textsFrom + bad] : "", outputs: &outputs)
                 from = bad + 1
             }
         }

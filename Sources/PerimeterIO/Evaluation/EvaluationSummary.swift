@@ -13,6 +13,8 @@ public struct EvaluationSummary: Sendable, Hashable {
     public var heldAtEnd = 0
     /// What became of authorization requests.
     public var requests: [RequestOutcome: Int] = [:]
+    /// The most events held at once before they were written (what the events' memory follows).
+    public var largestWrite = 0
 
     public init() {}
 
