@@ -251,10 +251,12 @@ import Testing
                 list.removeAll { stale.contains($0.condition) }
             }
             if step % 1000 == 0 { #expect(queue.count == list.count) }
+            #expect(queue.nextDue == list.min()?.due ?? .distantFuture)
         }
         list.sort()
         var drained: [ExitQueue.Entry] = []
         while let entry = queue.popFirst() { drained.append(entry) }
         #expect(drained == list)
+        #expect(queue.nextDue == .distantFuture)
     }
 }

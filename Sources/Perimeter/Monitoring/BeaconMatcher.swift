@@ -2,21 +2,23 @@ import CBuiltins
 import Foundation
 
 /// Which beacon conditions a sighted identity matches, by open-addressing tables of plain integers:
-/// one probe for the UUID, then one per wildcard form that has conditions (exact; UUID and major; UUID
-/// alone). Each form has its own table, so the small ones (UUID alone, UUID and major) stay in cache
+/// one probe for the UUID's number, then one per wildcard form (exact; UUID and major), and the UUID
+/// alone by its number, without a probe. Each form has its own table, so the small ones stay in cache
 /// and a sighting usually pays one cache miss, in the exact table. Built from the catalog's beacon
 /// conditions; `ConditionCatalog` rebuilds it when they change.
 struct BeaconMatcher: Sendable {
     /// UUID table: slots of (high, low, index + 1); 0 marks an empty slot.
     private var uuidSlots: [(UInt64, UInt64, Int32)] = [(0, 0, 0)]
     private var uuidMask = 0
-    /// Per form: UUID + major + minor, UUID + major, UUID alone.
-    private var exact = KeyTable(), byMajor = KeyTable(), byUUID = KeyTable()
+    /// Per form: UUID + major + minor, UUID + major.
+    private var exact = KeyTable(), byMajor = KeyTable()
+    /// The conditions that name a UUID alone, by the UUID's number: (first, count) as in a key table.
+    private var byUUID: [(Int32, Int32)] = []
     private var lists: [Int32] = []
 
     /// The heap bytes of the tables.
     var heapBytes: Int {
-        HeapBytes.of(uuidSlots) + HeapBytes.of(exact.slots) + HeapBytes.of(byMajor.slots) + HeapBytes.of(byUUID.slots)
+        HeapBytes.of(uuidSlots) + HeapBytes.of(exact.slots) + HeapBytes.of(byMajor.slots) + HeapBytes.of(byUUID)
             + HeapBytes.of(lists)
     }
 
@@ -36,12 +38,8 @@ struct BeaconMatcher: Sendable {
             for (key, list) in byKey.sorted(by: { $0.key < $1.key }) {
                 var slot = self.slot(key)
                 while slots[slot].0 != 0 { slot = (slot + 1) & mask }
-                if list.count == 1 {
-                    slots[slot] = (key + 1, list[0], 1)
-                } else {
-                    slots[slot] = (key + 1, Int32(lists.count), Int32(list.count))
-                    lists += list
-                }
+                let (first, count) = BeaconMatcher.run(list, lists: &lists)
+                slots[slot] = (key + 1, first, count)
             }
         }
 
@@ -61,12 +59,7 @@ struct BeaconMatcher: Sendable {
                 var slot = start
                 while slots[slot].0 != 0 {
                     if slots[slot].0 == key + 1 {
-                        let (first, count) = (slots[slot].1, slots[slot].2)
-                        if count == 1 {
-                            result.append(first)
-                        } else {
-                            result.append(contentsOf: lists[Int(first)..<Int(first + count)])
-                        }
+                        BeaconMatcher.append((slots[slot].1, slots[slot].2), lists: lists, into: &result)
                         return
                     }
                     slot = (slot + 1) & mask
@@ -95,13 +88,30 @@ struct BeaconMatcher: Sendable {
         uuidMask = uuidCapacity - 1
         for (uuid, index) in uuids {
             let (high, low) = Self.halves(uuid)
-            var slot = Self.hash(high ^ low &* 0x9E37_79B9_7F4A_7C15) & uuidMask
+            var slot = Self.hash(Self.fold(high, low)) & uuidMask
             while uuidSlots[slot].2 != 0 { slot = (slot + 1) & uuidMask }
             uuidSlots[slot] = (high, low, index + 1)
         }
         exact = KeyTable(byKey[0], lists: &lists)
         byMajor = KeyTable(byKey[1], lists: &lists)
-        byUUID = KeyTable(byKey[2], lists: &lists)
+        byUUID = Array(repeating: (0, 0), count: uuids.count)
+        for (key, list) in byKey[2].sorted(by: { $0.key < $1.key }) { byUUID[Int(key >> 32)] = Self.run(list, lists: &lists) }
+    }
+
+    /// A list of conditions as a table holds it: one condition as itself, more as a run of `lists`.
+    private static func run(_ list: [Int32], lists: inout [Int32]) -> (first: Int32, count: Int32) {
+        guard list.count > 1 else { return (list[0], 1) }
+        defer { lists += list }
+        return (Int32(lists.count), Int32(list.count))
+    }
+
+    @inline(__always)
+    private static func append(_ run: (first: Int32, count: Int32), lists: UnsafeBufferPointer<Int32>, into result: inout [Int32]) {
+        if run.count == 1 {
+            result.append(run.first)
+        } else if run.count > 1 {
+            result.append(contentsOf: lists[Int(run.first)..<Int(run.first + run.count)])
+        }
     }
 
     private static func capacity(for count: Int) -> Int {
@@ -115,12 +125,18 @@ struct BeaconMatcher: Sendable {
         UInt64(uuid) << 32 | major << 16 | minor
     }
 
+    /// Multiplicative (Fibonacci) hashing: the product's middle bits spread keys that differ in any
+    /// of their fields; three instructions, against a dozen for a full mix.
     @inline(__always)
-    private static func hash(_ x: UInt64) -> Int {
-        var z = x &+ 0x9E37_79B9_7F4A_7C15
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return Int(truncatingIfNeeded: z ^ (z >> 31))
+    static func hash(_ x: UInt64) -> Int {
+        Int(truncatingIfNeeded: (x &* 0x9E37_79B9_7F4A_7C15) >> 32)
+    }
+
+    /// A UUID's halves folded into a key whose low half every byte of the UUID reaches, as the hash needs.
+    @inline(__always)
+    private static func fold(_ high: UInt64, _ low: UInt64) -> UInt64 {
+        let x = high ^ low
+        return x ^ x >> 32
     }
 
     @inline(__always)
@@ -133,7 +149,7 @@ struct BeaconMatcher: Sendable {
     private func uuidNumber(_ uuid: UUID) -> Int32 {
         let (high, low) = Self.halves(uuid)
         return uuidSlots.withUnsafeBufferPointer { slots in
-            var slot = Self.hash(high ^ low &* 0x9E37_79B9_7F4A_7C15) & uuidMask
+            var slot = Self.hash(Self.fold(high, low)) & uuidMask
             while slots[slot].2 != 0 {
                 if slots[slot].0 == high && slots[slot].1 == low { return slots[slot].2 - 1 }
                 slot = (slot + 1) & uuidMask
@@ -142,10 +158,12 @@ struct BeaconMatcher: Sendable {
         }
     }
 
-    /// The three probes of one sighting: each form's key and the slot its probe starts at.
+    /// The probes of one sighting: the two keyed forms' keys and the slots their probes start at,
+    /// and the UUID's number.
     private struct Probes {
-        var keys: (UInt64, UInt64, UInt64) = (0, 0, 0)
-        var slots: (Int, Int, Int) = (0, 0, 0)
+        var keys: (UInt64, UInt64) = (0, 0)
+        var slots: (Int, Int) = (0, 0)
+        var uuid: Int32 = 0
         /// False when no condition names the UUID.
         var known = false
     }
@@ -156,9 +174,10 @@ struct BeaconMatcher: Sendable {
         let u = uuidNumber(identity.uuid)
         guard u >= 0 else { return p }
         let major = UInt64(identity.major), minor = UInt64(identity.minor)
-        p.keys = (Self.key(u, major, minor), Self.key(u, major, 0), Self.key(u, 0, 0))
+        p.keys = (Self.key(u, major, minor), Self.key(u, major, 0))
         // (An empty table is one empty slot: its probe finds nothing.)
-        p.slots = (exact.slot(p.keys.0), byMajor.slot(p.keys.1), byUUID.slot(p.keys.2))
+        p.slots = (exact.slot(p.keys.0), byMajor.slot(p.keys.1))
+        p.uuid = u
         p.known = true
         return p
     }
@@ -169,7 +188,7 @@ struct BeaconMatcher: Sendable {
         let first = result.count
         exact.append(p.keys.0, from: p.slots.0, lists: lists, into: &result)
         byMajor.append(p.keys.1, from: p.slots.1, lists: lists, into: &result)
-        byUUID.append(p.keys.2, from: p.slots.2, lists: lists, into: &result)
+        byUUID.withUnsafeBufferPointer { Self.append($0[Int(p.uuid)], lists: lists, into: &result) }
         guard result.count - first > 1 else { return }
         // Up to three ascending runs. A few matches are sorted in place (a sorted slice is a copy); many
         // take the library's sort, since insertion costs grow with the runs' product.

@@ -37,6 +37,9 @@ struct ExitQueue {
         }
     }
 
+    /// The first entry's due instant (`distantFuture` when empty), kept beside the arrays: a record
+    /// asks whether anything is due, and most find nothing without touching the arrays' memory.
+    private(set) var nextDue = Timestamp.distantFuture
     /// Entries in (due, condition) order from `head` on; those before `head` were popped.
     private var run: [Entry] = []
     private var head = 0
@@ -58,6 +61,7 @@ struct ExitQueue {
     }
 
     mutating func push(_ entry: Entry) {
+        nextDue = min(nextDue, entry.due)
         if !entry.isRange {
             var at = run.count
             while at > head, run.count - at < Self.insertionReach, entry < run[at - 1] { at -= 1 }
@@ -77,6 +81,7 @@ struct ExitQueue {
     }
 
     mutating func popFirst() -> Entry? {
+        defer { nextDue = first?.due ?? .distantFuture }
         if head < run.count, heap.isEmpty || !(heap[0] < run[head]) {
             let entry = run[head]
             head += 1
@@ -95,6 +100,8 @@ struct ExitQueue {
         if !heap.isEmpty {
             heap[0] = last
             siftDown(from: 0)
+        } else {
+            heap = []  // (rarely used: let its buffer go, so that `isEmpty` reads no memory of its own)
         }
         return top
     }
@@ -121,5 +128,6 @@ struct ExitQueue {
         run.removeAll { !live($0) }
         heap.removeAll { !live($0) }
         for start in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(from: start) }
+        nextDue = first?.due ?? .distantFuture
     }
 }

@@ -39,7 +39,17 @@ extension DeviceState {
     }
 
     /// Applies the lapses due by `t` and reports the app leaving use, dated when it did.
+    @inline(__always)
     mutating func settle(at t: Timestamp, cause: Int, grace: TimeSpan) {
+        // Inline, what nearly every record and event finds: no temporary grant that could lapse, and
+        // the app in use as last reported. (A call here cost more than the check.)
+        guard authorization.isTemporary || authorization.temporaryFullAccuracy
+            || reportedAuthorization?.isInUse != authorization.isInUse(at: t, grace: grace) else { return }
+        settleChanges(at: t, cause: cause, grace: grace)
+    }
+
+    @inline(never)
+    private mutating func settleChanges(at t: Timestamp, cause: Int, grace: TimeSpan) {
         let lapsed = authorization.settle(at: t, grace: grace)
         let inUse = authorization.isInUse(at: t, grace: grace)
         guard lapsed || reportedAuthorization?.isInUse != inUse else { return }

@@ -67,7 +67,7 @@ extension DeviceState {
     /// Entries not yet due stay, stale or not: which they are matters only once they are due, and
     /// telling costs a look through the device's pairs.
     private mutating func firstLiveExit(before limit: Timestamp, inclusive: Bool, catalog: ConditionCatalog) -> Timestamp? {
-        while let next = exits.first, next.due < limit || (inclusive && next.due == limit) {
+        while exits.nextDue < limit || (inclusive && exits.nextDue == limit), let next = exits.first {
             if isLive(next, catalog: catalog) { return next.due }
             _ = exits.popFirst()
         }

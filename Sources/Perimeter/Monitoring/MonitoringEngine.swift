@@ -160,7 +160,7 @@ public struct MonitoringEngine: Sendable {
             if latestTime.map({ time > $0 }) ?? true { latestTime = time }
             if !devices[di].authorizationChanges.isEmpty {
                 authorizationChanges.append(contentsOf: devices[di].authorizationChanges)
-                devices[di].authorizationChanges.removeAll(keepingCapacity: true)
+                devices[di].authorizationChanges = []  // (rare: no buffer kept, so that `isEmpty` reads none)
             }
         }
         switch observation {
@@ -376,7 +376,7 @@ public struct MonitoringEngine: Sendable {
             devices[di].advance(to: devices[di].lastTime, inclusive: true, cause: devices[di].lastCause,
                                 catalog: catalog, policy: policy, events: &events)
             authorizationChanges.append(contentsOf: devices[di].authorizationChanges)
-            devices[di].authorizationChanges.removeAll(keepingCapacity: true)
+            devices[di].authorizationChanges = []  // (rare: no buffer kept, so that `isEmpty` reads none)
         }
     }
 

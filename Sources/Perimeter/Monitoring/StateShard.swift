@@ -102,7 +102,7 @@ final class StateShard: @unchecked Sendable {
                 changes.append(change)
                 changeRecords.append(Int32(k))
             }
-            devices[di].authorizationChanges.removeAll(keepingCapacity: true)
+            devices[di].authorizationChanges = []  // (rare: no buffer kept, so that `isEmpty` reads none)
         }
     }
 
