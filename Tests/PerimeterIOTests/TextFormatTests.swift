@@ -136,7 +136,8 @@ import Testing
 @Suite struct EventEncodingTests {
     @Test func everyEventParsesBackToItsFields() throws {
         var rng = SplitMix64(seed: 41)
-        let names = ["d1", "a\"quote", "back\\slash", "new\nline", "tab\t", "bell\u{07}", "é-ü", "🛰️ sat", "", "c9944"]
+        let names = ["d1", "a\"quote", "back\\slash", "new\nline", "tab\t", "bell\u{07}", "é-ü", "🛰️ sat", "", "c9944",
+                     "cr\r bs\u{08} ff\u{0C} us\u{1F} del\u{7F}", String(repeating: "\u{01}\"", count: 700)]
         let uuid = UUID(uuidString: "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0")!
         for k in 0..<2_000 {
             let verdict = Delivery.Verdict.allCases.randomElement(using: &rng)!
@@ -150,6 +151,7 @@ import Testing
                 refinement: k % 3 == 0 ? BeaconIdentity(uuid: uuid, major: .random(in: 0...65535, using: &rng), minor: 7) : nil,
                 delivery: Delivery(verdict: verdict, reason: reason, diagnostics: diagnostics), cause: k)
             let line = EventEncoding.jsonLine(event)
+            #expect(line == Self.plainLine(event))
             #expect(line.hasSuffix("}\n") && line.hasPrefix("{\"device\":"))
             let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
             #expect(object["device"] as? String == event.device)
@@ -169,6 +171,56 @@ import Testing
                 #expect(object["refinement"] is NSNull)
             }
         }
+    }
+}
+
+extension EventEncodingTests {
+    /// The literals the writer copies are the raw values, and the longest line without names fits
+    /// the room the writer sets aside for it.
+    @Test func namesAreTheRawValuesAndTheLongestLineFits() {
+        for state in ConditionState.allCases { #expect("\(EventEncoding.name(state))" == state.rawValue) }
+        for verdict in Delivery.Verdict.allCases { #expect("\(EventEncoding.name(verdict))" == verdict.rawValue) }
+        for reason in Delivery.Reason.allCases { #expect("\(EventEncoding.name(reason))" == reason.rawValue) }
+        let longestReason = Delivery.Reason.allCases.max { $0.rawValue.utf8.count < $1.rawValue.utf8.count }!
+        let event = MonitorEvent(device: "", identifier: "", state: .unsatisfied,
+                                 date: Timestamp(nanosecondsSinceEpoch: Int64.min + 1),
+                                 refinement: BeaconIdentity(uuid: UUID(), major: 65535, minor: 65535),
+                                 delivery: Delivery(verdict: .delivered, reason: longestReason, diagnostics: Diagnostics(rawValue: 0xFF)),
+                                 cause: Int.min)
+        let line = EventEncoding.jsonLine(event)
+        #expect(line == Self.plainLine(event))
+        #expect(line.utf8.count <= EventEncoding.longestWithoutNames)
+    }
+
+    /// The line as plain string building writes it, the writer's byte-for-byte oracle: each scalar
+    /// escaped as RFC 8259 requires (the writer escapes bytes).
+    static func plainLine(_ e: MonitorEvent) -> String {
+        func quoted(_ s: String) -> String {
+            var out = "\""
+            for scalar in s.unicodeScalars {
+                switch scalar {
+                case "\"": out += "\\\""
+                case "\\": out += "\\\\"
+                case "\n": out += "\\n"
+                case "\r": out += "\\r"
+                case "\t": out += "\\t"
+                case "\u{08}": out += "\\b"
+                case "\u{0C}": out += "\\f"
+                case _ where scalar.value < 0x20:
+                    let hex = String(scalar.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                default: out.unicodeScalars.append(scalar)
+                }
+            }
+            return out + "\""
+        }
+        let reason = e.delivery.reason.map { quoted($0.rawValue) } ?? "null"
+        let refinement = e.refinement.map { "{\"uuid\":\"\($0.uuid.uuidString)\",\"major\":\($0.major),\"minor\":\($0.minor)}" } ?? "null"
+        return "{\"device\":" + quoted(e.device) + ",\"identifier\":" + quoted(e.identifier)
+            + ",\"state\":\"" + e.state.rawValue + "\",\"date\":\"" + RFC3339.format(e.date)
+            + "\",\"delivery\":\"" + e.delivery.verdict.rawValue + "\",\"reason\":" + reason + ",\"refinement\":" + refinement
+            + ",\"diagnostics\":[" + e.delivery.diagnostics.names.map { "\"" + $0 + "\"" }.joined(separator: ",")
+            + "],\"cause\":\(e.cause)}\n"
     }
 }
 

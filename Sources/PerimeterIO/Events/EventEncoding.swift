@@ -10,45 +10,101 @@ public enum EventEncoding {
     }
 
     /// Appends `jsonLine(event)`'s bytes: the tool writes them straight into its output buffer, where
-    /// building a `String` piece by piece cost as much as reading the record.
+    /// building a `String` piece by piece cost as much as reading the record. The line is written in
+    /// temporary memory sized for the longest it can be, then appended once.
     public static func append(_ event: MonitorEvent, to out: inout [UInt8]) {
-        JSONText.append(#"{"device":"#, to: &out)
-        JSONText.appendQuoted(event.device, to: &out)
-        JSONText.append(#","identifier":"#, to: &out)
-        JSONText.appendQuoted(event.identifier, to: &out)
-        JSONText.append(#","state":""#, to: &out)
-        out.append(contentsOf: event.state.rawValue.utf8)
-        JSONText.append(#"","date":""#, to: &out)
-        RFC3339.append(event.date, to: &out)
-        JSONText.append(#"","delivery":""#, to: &out)
-        out.append(contentsOf: event.delivery.verdict.rawValue.utf8)
-        JSONText.append(#"","reason":"#, to: &out)
+        var device = event.device, identifier = event.identifier
+        device.withUTF8 { device in
+            identifier.withUTF8 { identifier in
+                // (Up to 1,024 bytes come from the stack: names of up to 40 bytes, nearly all.)
+                let capacity = longestWithoutNames + ByteWriter.quotedBound(device.count) + ByteWriter.quotedBound(identifier.count)
+                ByteWriter.append(to: &out, capacity: capacity) { w in
+                    write(event, device: device, identifier: identifier, to: &w)
+                }
+            }
+        }
+    }
+
+    /// Most bytes a line takes besides its two names: 504 with the longest state, date, verdict,
+    /// reason, refinement, cause and all eight diagnostics (a test checks it).
+    static let longestWithoutNames = 512
+
+    // The enumerations' raw values as literals, copied without a `String` (a test checks each
+    // against its raw value).
+    static func name(_ state: ConditionState) -> StaticString {
+        switch state {
+        case .unknown: "unknown"
+        case .satisfied: "satisfied"
+        case .unsatisfied: "unsatisfied"
+        }
+    }
+
+    static func name(_ verdict: Delivery.Verdict) -> StaticString {
+        switch verdict {
+        case .delivered: "delivered"
+        case .held: "held"
+        case .dropped: "dropped"
+        }
+    }
+
+    static func name(_ reason: Delivery.Reason) -> StaticString {
+        switch reason {
+        case .authorizationDenied: "authorizationDenied"
+        case .authorizationRestricted: "authorizationRestricted"
+        case .notDetermined: "notDetermined"
+        case .accuracyLimited: "accuracyLimited"
+        case .insufficientlyInUse: "insufficientlyInUse"
+        case .alwaysAuthorizationDenied: "alwaysAuthorizationDenied"
+        case .displaced: "displaced"
+        case .expired: "expired"
+        case .serviceSessionRequired: "serviceSessionRequired"
+        case .provisionalAlways: "provisionalAlways"
+        }
+    }
+
+    private static func write(_ event: MonitorEvent, device: UnsafeBufferPointer<UInt8>, identifier: UnsafeBufferPointer<UInt8>,
+                              to w: inout ByteWriter) {
+        w.write(#"{"device":"#)
+        w.writeQuoted(device)
+        w.write(#","identifier":"#)
+        w.writeQuoted(identifier)
+        w.write(#","state":""#)
+        w.write(name(event.state))
+        w.write(#"","date":""#)
+        RFC3339.write(event.date, to: &w)
+        w.write(#"","delivery":""#)
+        w.write(name(event.delivery.verdict))
+        w.write(#"","reason":"#)
         if let reason = event.delivery.reason {
-            JSONText.appendQuoted(reason.rawValue, to: &out)
+            w.write(UInt8(ascii: "\""))
+            w.write(name(reason))
+            w.write(UInt8(ascii: "\""))
         } else {
-            JSONText.append("null", to: &out)
+            w.write("null" as StaticString)
         }
-        JSONText.append(#","refinement":"#, to: &out)
+        w.write(#","refinement":"#)
         if let r = event.refinement {
-            JSONText.append(#"{"uuid":""#, to: &out)
-            JSONText.appendUUID(r.uuid, to: &out)
-            JSONText.append(#"","major":"#, to: &out)
-            JSONText.appendDecimal(Int(r.major), to: &out)
-            JSONText.append(#","minor":"#, to: &out)
-            JSONText.appendDecimal(Int(r.minor), to: &out)
-            out.append(UInt8(ascii: "}"))
+            w.write(#"{"uuid":""#)
+            w.writeUUID(r.uuid)
+            w.write(#"","major":"#)
+            w.writeDecimal(Int(r.major))
+            w.write(#","minor":"#)
+            w.writeDecimal(Int(r.minor))
+            w.write(UInt8(ascii: "}"))
         } else {
-            JSONText.append("null", to: &out)
+            w.write("null" as StaticString)
         }
-        JSONText.append(#","diagnostics":["#, to: &out)
-        for (k, name) in event.delivery.diagnostics.names.enumerated() {
-            if k > 0 { out.append(UInt8(ascii: ",")) }
-            out.append(UInt8(ascii: "\""))
-            out.append(contentsOf: name.utf8)
-            out.append(UInt8(ascii: "\""))
+        w.write(#","diagnostics":["#)
+        var first = true
+        for (diagnostic, name) in Diagnostics.named where event.delivery.diagnostics.contains(diagnostic) {  // (rare)
+            if !first { w.write(UInt8(ascii: ",")) }
+            first = false
+            w.write(UInt8(ascii: "\""))
+            w.write(name)
+            w.write(UInt8(ascii: "\""))
         }
-        JSONText.append(#"],"cause":"#, to: &out)
-        JSONText.appendDecimal(event.cause, to: &out)
-        JSONText.append("}\n", to: &out)
+        w.write(#"],"cause":"#)
+        w.writeDecimal(event.cause)
+        w.write("}\n" as StaticString)
     }
 }

@@ -121,12 +121,16 @@ public enum RFC3339 {
     /// `2026-03-01T08:00:05Z`, or with the fraction's significant digits (`…05.25Z`) when not whole.
     public static func format(_ t: Timestamp) -> String {
         var bytes: [UInt8] = []
-        append(t, to: &bytes)
+        ByteWriter.append(to: &bytes, capacity: longest) { write(t, to: &$0) }
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Appends `format(t)`'s bytes (the writers' form: no `String` on the way).
-    static func append(_ t: Timestamp, to out: inout [UInt8]) {
+    /// Most bytes `format` writes, with room to spare: 30 (a 64-bit nanosecond time falls in the years
+    /// 1677–2262, and a fraction has at most nine digits).
+    static let longest = 48
+
+    /// Writes `format(t)`'s bytes (the writers' form: no `String` on the way); at most `longest`.
+    static func write(_ t: Timestamp, to w: inout ByteWriter) {
         let ns = t.nanosecondsSinceEpoch
         var seconds = ns / 1_000_000_000
         var fraction = ns % 1_000_000_000
@@ -141,26 +145,25 @@ public enum RFC3339 {
             days -= 1
         }
         let (year, month, day) = civilFromDays(Int(days))
-        JSONText.appendDecimal(year, width: 4, to: &out)
-        out.append(UInt8(ascii: "-"))
-        JSONText.appendDecimal(month, width: 2, to: &out)
-        out.append(UInt8(ascii: "-"))
-        JSONText.appendDecimal(day, width: 2, to: &out)
-        out.append(UInt8(ascii: "T"))
-        JSONText.appendDecimal(Int(secondOfDay / 3600), width: 2, to: &out)
-        out.append(UInt8(ascii: ":"))
-        JSONText.appendDecimal(Int(secondOfDay / 60 % 60), width: 2, to: &out)
-        out.append(UInt8(ascii: ":"))
-        JSONText.appendDecimal(Int(secondOfDay % 60), width: 2, to: &out)
+        if (0...9999).contains(year) { w.writeDigits(year, count: 4) } else { w.writeDecimal(year, width: 4) }
+        w.write(UInt8(ascii: "-"))
+        w.writeDigits(month, count: 2)
+        w.write(UInt8(ascii: "-"))
+        w.writeDigits(day, count: 2)
+        w.write(UInt8(ascii: "T"))
+        w.writeDigits(Int(secondOfDay / 3600), count: 2)
+        w.write(UInt8(ascii: ":"))
+        w.writeDigits(Int(secondOfDay / 60 % 60), count: 2)
+        w.write(UInt8(ascii: ":"))
+        w.writeDigits(Int(secondOfDay % 60), count: 2)
         if fraction != 0 {
-            out.append(UInt8(ascii: "."))
+            w.write(UInt8(ascii: "."))
             var digits = 9, f = Int(fraction)
             while f % 10 == 0 { f /= 10; digits -= 1 }
-            JSONText.appendDecimal(f, width: digits, to: &out)
+            w.writeDecimal(f, width: digits)
         }
-        out.append(UInt8(ascii: "Z"))
+        w.write(UInt8(ascii: "Z"))
     }
-
 
     private static func isLeap(_ y: Int) -> Bool { (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 }
 
