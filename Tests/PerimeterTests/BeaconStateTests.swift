@@ -185,31 +185,44 @@ import Testing
 /// The per-device exit queue against a sorted list: pushes, pops and compactions in any mix give the
 /// entries back in (due, condition) order, the stale ones dropped.
 @Suite struct ExitQueueTests {
-    @Test func queueEqualsASortedList() {
-        var rng = SplitMix64(seed: 61)
+    /// Random steps against a sorted list — of every 100, `pushes` push `entry(&rng)`, `pops` pop, the
+    /// rest drop every entry of `stale` random conditions (as stale exits are) — checking the first
+    /// entry and the next due instant throughout, and the order when drained.
+    private func exercise(seed: UInt64, steps: Int, pushes: Int, pops: Int, stale: Int,
+                          entry: (inout SplitMix64) -> ExitQueue.Entry) {
+        var rng = SplitMix64(seed: seed)
         var queue = ExitQueue(), list: [ExitQueue.Entry] = []
-        for step in 0..<20_000 {
-            switch Int.random(in: 0..<10, using: &rng) {
-            case 0..<6:
-                let entry = ExitQueue.Entry(due: Timestamp(nanosecondsSinceEpoch: .random(in: 0...50, using: &rng) * 1_000_000_000),
-                                            condition: .random(in: 0..<40, using: &rng))
-                queue.push(entry)
-                list.append(entry)
-            case 6..<9:
+        for step in 0..<steps {
+            switch Int.random(in: 0..<100, using: &rng) {
+            case ..<pushes:
+                let e = entry(&rng)
+                queue.push(e)
+                list.append(e)
+            case ..<(pushes + pops):
                 list.sort()
+                #expect(queue.first == list.first)
                 #expect(queue.popFirst() == (list.isEmpty ? nil : list.removeFirst()))
             default:
-                // Drop every entry of a few conditions, as stale exits are.
-                let stale = Set((0..<5).map { _ in Int32.random(in: 0..<40, using: &rng) })
-                queue.compact { !stale.contains($0.condition) }
-                list.removeAll { stale.contains($0.condition) }
+                let dropped = Set((0..<stale).map { _ in Int32.random(in: 0..<40, using: &rng) })
+                queue.compact { !dropped.contains($0.condition) }
+                list.removeAll { dropped.contains($0.condition) }
             }
             if step % 1000 == 0 { #expect(queue.count == list.count) }
+            #expect(queue.nextDue == list.min()?.due ?? .distantFuture)
         }
         list.sort()
         var drained: [ExitQueue.Entry] = []
-        while let entry = queue.popFirst() { drained.append(entry) }
+        while let e = queue.popFirst() { drained.append(e) }
         #expect(drained == list)
+        #expect(queue.nextDue == .distantFuture)
+    }
+
+    /// Pushes in any order: the heap beside the sorted run.
+    @Test func queueEqualsASortedList() {
+        exercise(seed: 61, steps: 20_000, pushes: 60, pops: 30, stale: 5) { rng in
+            ExitQueue.Entry(due: Timestamp(nanosecondsSinceEpoch: .random(in: 0...50, using: &rng) * 1_000_000_000),
+                            condition: .random(in: 0..<40, using: &rng))
+        }
     }
 
     /// A queue that never empties (a beacon seen every second) still lets go of what it popped.
@@ -227,36 +240,14 @@ import Testing
     /// after larger conditions, near and far back), and now and then a range timer or an earlier due —
     /// the sorted run, its insertions, the heap beside it and the pops between them.
     @Test func queueInDueOrderEqualsASortedList() {
-        var rng = SplitMix64(seed: 62)
-        var queue = ExitQueue(), list: [ExitQueue.Entry] = []
         var now: Int64 = 0
-        for step in 0..<50_000 {
-            switch Int.random(in: 0..<100, using: &rng) {
-            case 0..<60:
-                if Int.random(in: 0..<4, using: &rng) == 0 { now += .random(in: 0...3, using: &rng) }
-                let isRange = Int.random(in: 0..<50, using: &rng) == 0
-                let due = isRange || Int.random(in: 0..<50, using: &rng) == 0 ? now + .random(in: -5...40, using: &rng) : now
-                let condition = Int32.random(in: 0..<(Int.random(in: 0..<3, using: &rng) == 0 ? 4 : 40), using: &rng)
-                let entry = ExitQueue.Entry(due: Timestamp(nanosecondsSinceEpoch: due * 1_000_000_000), condition: condition,
-                                            rangeEnd: isRange ? condition + 5 : -1)
-                queue.push(entry)
-                list.append(entry)
-            case 60..<98:
-                list.sort()
-                #expect(queue.first == list.first)
-                #expect(queue.popFirst() == (list.isEmpty ? nil : list.removeFirst()))
-            default:
-                let stale = Set((0..<3).map { _ in Int32.random(in: 0..<40, using: &rng) })
-                queue.compact { !stale.contains($0.condition) }
-                list.removeAll { stale.contains($0.condition) }
-            }
-            if step % 1000 == 0 { #expect(queue.count == list.count) }
-            #expect(queue.nextDue == list.min()?.due ?? .distantFuture)
+        exercise(seed: 62, steps: 50_000, pushes: 60, pops: 38, stale: 3) { rng in
+            if Int.random(in: 0..<4, using: &rng) == 0 { now += .random(in: 0...3, using: &rng) }
+            let isRange = Int.random(in: 0..<50, using: &rng) == 0
+            let due = isRange || Int.random(in: 0..<50, using: &rng) == 0 ? now + .random(in: -5...40, using: &rng) : now
+            let condition = Int32.random(in: 0..<(Int.random(in: 0..<3, using: &rng) == 0 ? 4 : 40), using: &rng)
+            return ExitQueue.Entry(due: Timestamp(nanosecondsSinceEpoch: due * 1_000_000_000), condition: condition,
+                                   rangeEnd: isRange ? condition + 5 : -1)
         }
-        list.sort()
-        var drained: [ExitQueue.Entry] = []
-        while let entry = queue.popFirst() { drained.append(entry) }
-        #expect(drained == list)
-        #expect(queue.nextDue == .distantFuture)
     }
 }
