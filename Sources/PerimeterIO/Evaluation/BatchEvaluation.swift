@@ -305,7 +305,6 @@ final class EventChunk: @unchecked Sendable {
     func encode(_ events: ArraySlice<MonitorEvent>) {
         bytes.removeAll(keepingCapacity: true)
         counts.removeAll()
-        // (Through the buffer, each event is lent in place rather than copied out of the slice.)
         events.withUnsafeBufferPointer { events in
             for k in events.indices {
                 counts.count(events[k])
