@@ -48,7 +48,6 @@ struct ExitQueue {
     /// How far back from the end of `run` a push may still be inserted.
     static let insertionReach = 8
 
-    var isEmpty: Bool { head == run.count && heap.isEmpty }
     var count: Int { run.count - head + heap.count }
     /// Entries the arrays hold, popped ones included (what the queue's memory follows).
     var storedCount: Int { run.count + heap.count }

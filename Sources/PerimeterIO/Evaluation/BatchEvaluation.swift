@@ -156,38 +156,37 @@ public enum BatchEvaluation {
                 pendingTexts.removeAll(keepingCapacity: true)
                 return
             }
-            var start = 0
-            while start < pending.count {
-                let end = batchEnd(from: start, count: pending.count, deviceNumber: { pending[$0].deviceNumber }, &engine)
-                batch.removeAll(keepingCapacity: true)
-                for p in pending[start..<end] {
-                    batch.append(FixRecord(device: deviceID(number: p.deviceNumber, &engine), fix: p.fix, cause: p.line))
-                }
-                try applyRejectingRefused(count: batch.count, textsFrom: start, cause: { batch[$0].cause }, &engine, outputs: &outputs) {
-                    from, engine, events throws(BatchProblem) in
-                    try engine.process(from == 0 ? batch : Array(batch[from...]), into: &events)
-                }
-                start = end
-            }
-            start = 0
-            while start < pendingSightings.count {
-                let end = batchEnd(from: start, count: pendingSightings.count, deviceNumber: { pendingSightings[$0].deviceNumber },
-                                   &engine)
-                sightingBatch.removeAll(keepingCapacity: true)
-                for p in pendingSightings[start..<end] {
-                    sightingBatch.append(SightingRecord(device: deviceID(number: p.deviceNumber, &engine), sighting: p.sighting,
-                                                        cause: p.line))
-                }
-                try applyRejectingRefused(count: sightingBatch.count, textsFrom: start, cause: { sightingBatch[$0].cause }, &engine,
-                                          outputs: &outputs) {
-                    from, engine, events throws(BatchProblem) in
-                    try engine.process(from == 0 ? sightingBatch : Array(sightingBatch[from...]), into: &events)
-                }
-                start = end
-            }
+            try applyInBatches(pending, deviceNumber: \.deviceNumber, line: \.line, into: &batch, &engine, outputs: &outputs,
+                               record: { FixRecord(device: $1, fix: $0.fix, cause: $0.line) },
+                               process: { records, engine, events throws(BatchProblem) in try engine.process(records, into: &events) })
+            try applyInBatches(pendingSightings, deviceNumber: \.deviceNumber, line: \.line, into: &sightingBatch, &engine,
+                               outputs: &outputs, record: { SightingRecord(device: $1, sighting: $0.sighting, cause: $0.line) },
+                               process: { records, engine, events throws(BatchProblem) in try engine.process(records, into: &events) })
             pending.removeAll(keepingCapacity: true)
             pendingSightings.removeAll(keepingCapacity: true)
             pendingTexts.removeAll(keepingCapacity: true)
+        }
+
+        /// Applies pending fixes or sightings through the engine's batch path, in batches cut at the
+        /// event budget (`batchEnd`), each record made by `record` with its device's identifier into
+        /// `batch` (kept from call to call for its capacity).
+        func applyInBatches<Pending, Record>(
+            _ pending: [Pending], deviceNumber: (Pending) -> Int32, line: (Pending) -> Int, into batch: inout [Record],
+            _ engine: inout MonitoringEngine, outputs: inout Outputs, record: (Pending, DeviceID) -> Record,
+            process: ([Record], inout MonitoringEngine, inout [MonitorEvent]) throws(BatchProblem) -> Void
+        ) throws(InputError) {
+            var start = 0
+            while start < pending.count {
+                let end = batchEnd(from: start, count: pending.count, deviceNumber: { deviceNumber(pending[$0]) }, &engine)
+                batch.removeAll(keepingCapacity: true)
+                for p in pending[start..<end] { batch.append(record(p, deviceID(number: deviceNumber(p), &engine))) }
+                let records = batch
+                try applyRejectingRefused(count: records.count, textsFrom: start, cause: { line(pending[start + $0]) }, &engine,
+                                          outputs: &outputs) { from, engine, events throws(BatchProblem) in
+                    try process(from == 0 ? records : Array(records[from...]), &engine, &events)
+                }
+                start = end
+            }
         }
 
         /// Applies one record and writes its events; a refused record is rejected after the events

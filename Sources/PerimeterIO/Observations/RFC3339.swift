@@ -145,7 +145,7 @@ public enum RFC3339 {
             days -= 1
         }
         let (year, month, day) = civilFromDays(Int(days))
-        if (0...9999).contains(year) { w.writeDigits(year, count: 4) } else { w.writeDecimal(year, width: 4) }
+        w.writeDigits(year, count: 4)  // (64-bit nanoseconds span the years 1677–2262)
         w.write(UInt8(ascii: "-"))
         w.writeDigits(month, count: 2)
         w.write(UInt8(ascii: "-"))
