@@ -53,6 +53,27 @@ import Testing
         #expect(CompactBox.removed.box == nil)
     }
 
+    /// Circles are stored place by place (the cover grid's cell order), whatever the order they were
+    /// added in, and each condition still finds its own circle.
+    @Test func circlesAreStoredInCellOrder() throws {
+        var rng = SplitMix64(seed: 44)
+        var engine = MonitoringEngine()
+        let centres = (0..<5_000).map { _ in
+            Coordinate(latitude: 48.85 + .random(in: -0.2...0.2, using: &rng), longitude: 2.35 + .random(in: -0.3...0.3, using: &rng))
+        }
+        try engine.add(contentsOf: try centres.enumerated().map { k, c in
+            (try .circle(c.latitude, c.longitude, radius: 100), "circle-\(k)", nil)
+        })
+        engine.prepare()
+        let catalog = engine.catalog, grid = catalog.coverGrid
+        #expect(grid.hasCells)
+        let keys = catalog.circleShapes.map { grid.sortKey($0.condition.center) }
+        #expect(zip(keys, keys.dropFirst()).allSatisfy { $0 <= $1 })
+        for (k, c) in centres.enumerated() {
+            #expect(catalog.circleShapes[Int(catalog.shapeSlots[k].slot)].condition.center == c)
+        }
+    }
+
     /// 20,000 circles take under 200 bytes each besides the cover grid (whose size is set by its
     /// entry budget, not per condition), and lookups still find every one after removals.
     @Test func circlesTakeLittleBesidesTheGrid() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import PerimeterTestSupport
 import Testing
 @testable import Perimeter
 
@@ -192,6 +193,47 @@ import Testing
         #expect(try h.feed(T.fix(5, 5, at: 2)) == ["b:unsatisfied"])
         #expect(h.engine.identifiers == ["b"])
         #expect(throws: ConditionCatalogError.duplicateIdentifier("b")) { try h.engine.add(try .circle(0, 0, radius: 1), identifier: "b") }
+    }
+
+    /// Conditions removed after the cover grid was built stay in its cells: every path that reads
+    /// the cells must pass them by. The engine that had them must then answer as one that never did.
+    @Test func removedConditionsAreSkippedInTheGridsCells() throws {
+        var rng = SplitMix64(seed: 7)
+        let circles = try (0..<2_000).map { k in
+            ("c\(k)", try Condition.circle(48.85 + .random(in: -0.05...0.05, using: &rng), 2.35 + .random(in: -0.07...0.07, using: &rng),
+                                         radius: .random(in: 50...400, using: &rng)))
+        }
+        var withRemovals = MonitoringEngine(), without = MonitoringEngine()
+        for (id, c) in circles { try withRemovals.add(c, identifier: id) }
+        withRemovals.prepare()
+        for (k, (id, c)) in circles.enumerated() {
+            if k % 3 == 0 {
+                let removed = withRemovals.remove(id)
+                #expect(removed)
+            } else {
+                try without.add(c, identifier: id)
+            }
+        }
+        without.prepare()
+        var a: [MonitorEvent] = [], b: [MonitorEvent] = []
+        var queryA = withRemovals.makeContainmentQuery(), queryB = without.makeContainmentQuery()
+        #expect(!queryA.isUsingConditionIndexOnly)
+        let idsA = withRemovals.geographicIdentifiers, idsB = without.geographicIdentifiers
+        var inA: [Int32] = [], inB: [Int32] = []
+        for step in 0..<3_000 {
+            let fix = Fix(time: T.at(Double(step)), coordinate: Coordinate(latitude: 48.85 + .random(in: -0.05...0.05, using: &rng),
+                                                                          longitude: 2.35 + .random(in: -0.07...0.07, using: &rng)),
+                          horizontalAccuracy: .random(in: 0...60, using: &rng))
+            let device = "d\(step % 5)"
+            try withRemovals.process(.fix(fix), device: device, cause: step, into: &a)
+            try without.process(.fix(fix), device: device, cause: step, into: &b)
+            inA.removeAll(); inB.removeAll()
+            queryA.conditions(containing: fix.coordinate, into: &inA)
+            queryB.conditions(containing: fix.coordinate, into: &inB)
+            #expect(Set(inA.map { idsA[Int($0)] }) == Set(inB.map { idsB[Int($0)] }), "fix \(step)")
+        }
+        #expect(a.count > 100)
+        #expect(a.map { "\($0.device) \($0.identifier) \($0.state)" } == b.map { "\($0.device) \($0.identifier) \($0.state)" })
     }
 
     @Test func circleAcrossTheAntimeridianIsFoundFromBothSides() throws {

@@ -10,6 +10,7 @@ extension DeviceState {
         guard fix.isValid else { return }
         let confirmation = policy.spans.confirmation
         let count = Int32(catalog.geographic.count)
+        let settling = geographicSettled < count
         let margin = policy.margin(for: fix)
         scratch.beginQuery(conditionCount: Int(count), keeping: readingsReady)
         let stamp = scratch.stamp
@@ -23,7 +24,6 @@ extension DeviceState {
 
         // 1. Candidates: keep an entry unless the pair ends in the settled baseline.
         for (k, i) in scratch.candidates.enumerated() {
-            scratch.candidateMarks[Int(i)] = stamp
             let reading = scratch.readings[k]
             let existing = geographicEntries.firstIndex { $0.condition == i }
             var pair = existing.map { geographicEntries[$0].pair }
@@ -37,12 +37,13 @@ extension DeviceState {
             }
             store(pair, for: i, at: existing)
         }
-        // 2. Explicit pairs the fix is far from: confidently outside.
+        // 2. Explicit pairs the fix is far from: confidently outside. (A device keeps few entries and a
+        //    fix has few candidates: a scan of the candidates reads less memory than a mark per
+        //    condition, which with many conditions is a cache miss per candidate.)
         var k = geographicEntries.count - 1
         while k >= 0 {
             let i = geographicEntries[k].condition
-            if scratch.candidateMarks[Int(i)] != stamp {
-                scratch.candidateMarks[Int(i)] = stamp
+            if !scratch.candidates.contains(i) {
                 if catalog.geographicRemoved[Int(i)] {
                     geographicEntries.swapAt(k, geographicEntries.count - 1)
                     geographicEntries.removeLast()
@@ -59,8 +60,10 @@ extension DeviceState {
             k -= 1
         }
         // 3. Conditions not settled yet (the device's first valid fix, or conditions added since):
-        //    every untouched pair is confidently outside.
-        if geographicSettled < count {
+        //    every untouched pair is confidently outside. (Entries are all below `geographicSettled`,
+        //    since every valid fix settles every condition: only the candidates need marking.)
+        if settling {
+            for i in scratch.candidates { scratch.candidateMarks[Int(i)] = stamp }
             let others = catalog.geographicStartingOtherwise
             var k = Self.firstIndex(in: others, notBelow: geographicSettled)
             while k < others.count {
