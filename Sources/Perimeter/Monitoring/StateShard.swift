@@ -1,6 +1,11 @@
 /// One worker's share of a batch's state machines, sharded by device: its devices' fixes (or
-/// sightings), run in record order, and the events and authorization changes they produce, each with
-/// the batch position of the record that produced it.
+/// sightings), and the events and authorization changes they produce, each with the batch position
+/// of the record that produced it.
+///
+/// The records are run device by device (each device's in record order), so that a device's state
+/// is read from memory once for all its records in the batch rather than once per record, as an
+/// interleaved recording would have it; devices are independent, so every device sees the same
+/// sequence either way. The outputs are then put back in record order.
 ///
 /// `@unchecked Sendable`: each shard is written by exactly one worker, and read only after every
 /// worker has finished. For the same reason its properties skip the runtime's exclusivity checks,
@@ -11,11 +16,14 @@ final class StateShard: @unchecked Sendable {
     @exclusivity(unchecked) var changes: [AuthorizationChange] = []
     @exclusivity(unchecked) var changeRecords: [Int32] = []
     @exclusivity(unchecked) var fixesAnsweredByAnchor = 0
-    /// The sighting path's scratch: its sightings' batch positions and identities, and their matches.
-    @exclusivity(unchecked) private var positions: [Int] = []
+    /// The sighting path's scratch: its sightings (grouped by device) and their identities, and their matches.
+    @exclusivity(unchecked) private var grouped: [SightingRecord] = []
     @exclusivity(unchecked) private var identities: [BeaconIdentity] = []
     @exclusivity(unchecked) private var matched: [Int32] = []
     @exclusivity(unchecked) private var offsets: [Int] = []
+    /// The order records are run in: (device << 32 | position), sorted; reused for putting the
+    /// outputs back in record order.
+    @exclusivity(unchecked) private var order: [UInt64] = []
 
     /// Clears the outputs for the next batch, keeping every array's capacity.
     func empty() {
@@ -52,7 +60,9 @@ final class StateShard: @unchecked Sendable {
             CellOrder.sort(&order)
             ahead = GeometryAhead(order: order, batch: batch, catalog: catalog, policy: policy)
         }
-        for k in 0..<end where Int(batch[k].device.index) % workers == w {
+        groupByDevice(end, device: { Int(batch[$0].device.index) }, worker: w, of: workers)
+        for key in order {
+            let k = Int(truncatingIfNeeded: key & 0xFFFF_FFFF)
             let fix = batch[k].fix
             let needsGeometry = devices[Int(batch[k].device.index)].needsGeometry(fix, catalog: catalog, policy: policy)
             if !needsGeometry && fix.isValid { fixesAnsweredByAnchor += 1 }
@@ -61,6 +71,7 @@ final class StateShard: @unchecked Sendable {
             apply(k, batch, devices: devices, catalog: catalog, policy: policy, scratch: &scratch,
                   needsGeometry: needsGeometry, readingsReady: readingsReady)
         }
+        putOutputsInRecordOrder()
     }
 
     /// Runs the sightings `batch[..<end]` of the devices numbered `w` modulo `workers`, in record
@@ -69,19 +80,23 @@ final class StateShard: @unchecked Sendable {
     /// memory).
     func run(_ batch: [SightingRecord], end: Int, worker w: Int, of workers: Int,
              devices: UnsafeMutableBufferPointer<DeviceState>, catalog: ConditionCatalog, policy: MonitoringPolicy) {
-        positions.removeAll(keepingCapacity: true)
+        // The shard's sightings grouped by device, copied out of the batch in that order, so that
+        // everything after reads them in sequence; only the copy reads the batch out of order.
+        groupByDevice(end, device: { Int(batch[$0].device.index) }, worker: w, of: workers)
+        grouped.removeAll(keepingCapacity: true)
         identities.removeAll(keepingCapacity: true)
         matched.removeAll(keepingCapacity: true)
         offsets.removeAll(keepingCapacity: true)
         offsets.append(0)
-        for k in 0..<end where Int(batch[k].device.index) % workers == w {
-            positions.append(k)
-            identities.append(batch[k].sighting.identity)
+        for key in order {
+            let record = batch[Int(truncatingIfNeeded: key & 0xFFFF_FFFF)]
+            grouped.append(record)
+            identities.append(record.sighting.identity)
         }
         identities.withUnsafeBufferPointer { catalog.beaconMatcher.matches($0, conditions: &matched, offsets: &offsets) }
         matched.withUnsafeBufferPointer { matched in
-            for (n, k) in positions.enumerated() {
-                let record = batch[k], di = Int(record.device.index)
+            for (n, record) in grouped.enumerated() {
+                let k = Int(truncatingIfNeeded: order[n] & 0xFFFF_FFFF), di = Int(record.device.index)
                 let time = record.sighting.time
                 let before = events.count
                 try? devices[di].beginRecord(at: time, cause: record.cause, catalog: catalog, policy: policy, events: &events)
@@ -89,6 +104,57 @@ final class StateShard: @unchecked Sendable {
                                   cause: record.cause, catalog: catalog, policy: policy, events: &events)
                 devices[di].endRecord(at: time, cause: record.cause)
                 finish(k, device: di, eventsBefore: before, devices: devices)
+            }
+        }
+        putOutputsInRecordOrder()
+    }
+
+    /// Sets `order` to the items `0 ..< count` whose device is numbered `w` modulo `workers`, grouped
+    /// by device, each device's in ascending order.
+    private func groupByDevice(_ count: Int, device: (Int) -> Int, worker w: Int, of workers: Int) {
+        order.removeAll(keepingCapacity: true)
+        for k in 0..<count {
+            let d = device(k)
+            if d % workers == w { order.append(UInt64(d) << 32 | UInt64(k)) }
+        }
+        CellOrder.sort(&order)
+    }
+
+    /// Puts the events and authorization changes back in record order, as `merge` reads them; those
+    /// of one record keep their order.
+    private func putOutputsInRecordOrder() {
+        Self.sortByRecord(&events, &eventRecords, keys: &order)
+        Self.sortByRecord(&changes, &changeRecords, keys: &order)
+    }
+
+    /// Sorts `values` stably by `records` (each value's record), moving each value once, without
+    /// copies (a copy of an event would retain and release its strings).
+    static func sortByRecord<Value>(_ values: inout [Value], _ records: inout [Int32], keys: inout [UInt64]) {
+        guard values.count > 1, zip(records, records.dropFirst()).contains(where: { $0 > $1 }) else { return }
+        keys.removeAll(keepingCapacity: true)
+        for (j, k) in records.enumerated() { keys.append(UInt64(UInt32(k)) << 32 | UInt64(j)) }
+        CellOrder.sort(&keys)
+        for j in keys.indices { records[j] = Int32(truncatingIfNeeded: keys[j] >> 32) }
+        // Slot j takes the value at keys[j]'s low half, cycle by cycle; a placed slot's key is `.max`.
+        values.withUnsafeMutableBufferPointer { values in
+            keys.withUnsafeMutableBufferPointer { keys in
+                let base = values.baseAddress!
+                for start in keys.indices where keys[start] != .max {
+                    var j = start, source = Int(truncatingIfNeeded: keys[start] & 0xFFFF_FFFF)
+                    guard source != start else {
+                        keys[start] = .max
+                        continue
+                    }
+                    let first = (base + start).move()
+                    while source != start {
+                        (base + j).moveInitialize(from: base + source, count: 1)
+                        keys[j] = .max
+                        j = source
+                        source = Int(truncatingIfNeeded: keys[j] & 0xFFFF_FFFF)
+                    }
+                    (base + j).initialize(to: first)
+                    keys[j] = .max
+                }
             }
         }
     }
