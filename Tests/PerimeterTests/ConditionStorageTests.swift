@@ -53,6 +53,22 @@ import Testing
         #expect(CompactBox.removed.box == nil)
     }
 
+    /// `identifiers` lists the conditions in addition order across both kinds, without removed ones,
+    /// and a removed identifier added again comes last.
+    @Test func identifiersKeepAdditionOrderAcrossKindsAndRemovals() throws {
+        var engine = MonitoringEngine()
+        try engine.add(.circle(0, 0, radius: 10), identifier: "a")
+        try engine.add(.beacon(BeaconIdentityCondition(uuid: T.uuid)), identifier: "b")
+        try engine.add(.circle(1, 1, radius: 10), identifier: "c")
+        try engine.add(.beacon(BeaconIdentityCondition(uuid: T.otherUUID, major: 1)), identifier: "d")
+        #expect(engine.identifiers == ["a", "b", "c", "d"])
+        #expect(engine.remove("b") && engine.remove("a") && !engine.remove("a"))
+        #expect(engine.identifiers == ["c", "d"])
+        try engine.add(.circle(2, 2, radius: 10), identifier: "a")
+        #expect(engine.identifiers == ["c", "d", "a"])
+        #expect(engine.condition(for: "a") == (try .circle(2, 2, radius: 10)))
+    }
+
     /// Circles are stored place by place (the cover grid's cell order), whatever the order they were
     /// added in, and each condition still finds its own circle.
     @Test func circlesAreStoredInCellOrder() throws {

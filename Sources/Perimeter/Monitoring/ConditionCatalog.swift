@@ -46,8 +46,10 @@ struct ConditionCatalog: Sendable {
     private(set) var geographicIdentifiers: [String] = []
     private(set) var beaconIdentifiers: [String] = []
     private var lookup = IdentifierTable()
-    /// Identifiers of the monitored conditions, in addition order.
-    private(set) var identifiers: [String] = []
+    /// Every condition ever added, in addition order: a geographic condition's number, or a beacon
+    /// condition's complemented (so negative). Removed ones stay, flagged in `geographicRemoved` and
+    /// `beaconRemoved`, so that removing is not a search through the list.
+    private var additionOrder: [Int32] = []
     /// Finds the beacon conditions a sighting matches; rebuilt by `prepareIndex()` after changes.
     private(set) var beaconMatcher = BeaconMatcher()
     private var beaconMatcherIsStale = false
@@ -120,7 +122,10 @@ struct ConditionCatalog: Sendable {
             beaconMatcherIsStale = true
             entry = .beacon(i)
         }
-        identifiers.append(identifier)
+        switch entry {
+        case .geographic(let i): additionOrder.append(i)
+        case .beacon(let i): additionOrder.append(~i)
+        }
         let geographic = geographicIdentifiers, beacons = beaconIdentifiers
         lookup.insert(entry, identifier: identifier) { Self.identifier(of: $0, geographic, beacons) }
     }
@@ -167,7 +172,7 @@ struct ConditionCatalog: Sendable {
         beacons.reserveCapacity(beacons.count + beaconCount)
         beaconIdentifiers.reserveCapacity(beacons.count + beaconCount)
         beaconRemoved.reserveCapacity(beaconRemoved.count + beaconCount)
-        identifiers.reserveCapacity(identifiers.count + conditions.count)
+        additionOrder.reserveCapacity(additionOrder.count + conditions.count)
         index.reserveCapacity(geographicCount)
         for (i, c) in conditions.enumerated() {
             try add(c.condition, identifier: c.identifier, initialState: c.initialState, addedAt: addedAt, polygonShape: shapes[i])
@@ -427,16 +432,17 @@ struct ConditionCatalog: Sendable {
     /// The heap bytes the catalogue holds, by part (see `MonitoringEngine.conditionStorageBytes`).
     var heapBytes: [(part: String, bytes: Int)] {
         [
-            ("identifiers", HeapBytes.of(identifiers) + identifiers.reduce(0) { $0 + HeapBytes.of($1) }),
+            ("identifiers", HeapBytes.of(additionOrder) + HeapBytes.of(geographicIdentifiers) + HeapBytes.of(beaconIdentifiers)
+                + (geographicIdentifiers + beaconIdentifiers).reduce(0) { $0 + HeapBytes.of($1) }),
             ("identifier lookup", lookup.heapBytes),
-            ("geographic conditions", HeapBytes.of(geographic) + HeapBytes.of(geographicIdentifiers) + HeapBytes.of(geographicRemoved)
+            ("geographic conditions", HeapBytes.of(geographic) + HeapBytes.of(geographicRemoved)
                 + HeapBytes.of(geographicStartingOtherwise) + HeapBytes.of(shapeSlots)),
             ("circle shapes", HeapBytes.of(circleShapes)),
             ("polygon shapes", HeapBytes.of(polygonShapes) + polygonShapes.reduce(0) { $0 + $1.locator.heapBytes }
                 + HeapBytes.of(polygonConditions) + polygonConditions.reduce(0) { $0 + Self.heapBytes(of: $1) }),
             ("condition index", index.heapBytes),
             ("cover grid", coverGrid.heapBytes),
-            ("beacon conditions", HeapBytes.of(beacons) + HeapBytes.of(beaconIdentifiers) + HeapBytes.of(beaconRemoved) + HeapBytes.of(beaconEpochs)
+            ("beacon conditions", HeapBytes.of(beacons) + HeapBytes.of(beaconRemoved) + HeapBytes.of(beaconEpochs)
                 + HeapBytes.of(beaconStartingOtherwise)),
             ("beacon matcher", beaconMatcher.heapBytes),
         ]
@@ -448,11 +454,18 @@ struct ConditionCatalog: Sendable {
         }
     }
 
+    /// Identifiers of the monitored conditions, in addition order.
+    var identifiers: [String] {
+        additionOrder.compactMap { code in
+            code >= 0 ? (geographicRemoved[Int(code)] ? nil : geographicIdentifiers[Int(code)])
+                : (beaconRemoved[Int(~code)] ? nil : beaconIdentifiers[Int(~code)])
+        }
+    }
+
     @discardableResult
     mutating func remove(_ identifier: String) -> Bool {
         let geographic = geographicIdentifiers, beacons = beaconIdentifiers
         guard let entry = lookup.remove(identifier, identifierOf: { Self.identifier(of: $0, geographic, beacons) }) else { return false }
-        identifiers.removeAll { $0 == identifier }
         switch entry {
         case .geographic(let i):
             geographicRemoved[Int(i)] = true
