@@ -6,7 +6,8 @@ struct EvaluationScratch {
     var readings: [Reading] = []
     /// The index's de-duplication stamps, one per geographic condition.
     var queryStamps: [UInt32] = []
-    /// `candidateMarks[i] == stamp` when condition `i` is a candidate of the current fix.
+    /// `candidateMarks[i] == stamp` when condition `i` is a candidate of the current fix (marked only
+    /// while the fix settles conditions its device has not seen yet).
     var candidateMarks: [UInt32] = []
     private(set) var stamp: UInt32 = 0
     /// State changes of the current record, by condition index, before they are sorted into events.

@@ -34,7 +34,7 @@ final class StateShard: @unchecked Sendable {
         fixesAnsweredByAnchor = 0
     }
 
-    /// Runs the fixes `batch[..<end]` of the devices numbered `w` modulo `workers`, in record order;
+    /// Runs the fixes `batch[..<end]` of the devices numbered `w` modulo `workers`, device by device;
     /// the fixes were checked, so none is refused.
     ///
     /// - Parameter geometryFirst: compute every fix's geometry ahead, in cell order, rather than each
@@ -47,7 +47,7 @@ final class StateShard: @unchecked Sendable {
         if geometryFirst {
             // Each device's fixes up to its first that its anchor cannot answer need no geometry (the
             // anchor stands until then); the rest may.
-            var order: [UInt64] = []
+            var cells: [UInt64] = []
             var missed = [Bool](repeating: false, count: devices.count)
             for k in 0..<end where Int(batch[k].device.index) % workers == w {
                 let di = Int(batch[k].device.index)
@@ -55,10 +55,10 @@ final class StateShard: @unchecked Sendable {
                     guard devices[di].needsGeometry(batch[k].fix, catalog: catalog, policy: policy) else { continue }
                     missed[di] = true
                 }
-                order.append(UInt64(catalog.coverGrid.sortKey(batch[k].fix.coordinate)) << 32 | UInt64(k))
+                cells.append(UInt64(catalog.coverGrid.sortKey(batch[k].fix.coordinate)) << 32 | UInt64(k))
             }
-            CellOrder.sort(&order)
-            ahead = GeometryAhead(order: order, batch: batch, catalog: catalog, policy: policy)
+            CellOrder.sort(&cells)
+            ahead = GeometryAhead(order: cells, batch: batch, catalog: catalog, policy: policy)
         }
         groupByDevice(end, device: { Int(batch[$0].device.index) }, worker: w, of: workers)
         for key in order {
@@ -74,8 +74,8 @@ final class StateShard: @unchecked Sendable {
         putOutputsInRecordOrder()
     }
 
-    /// Runs the sightings `batch[..<end]` of the devices numbered `w` modulo `workers`, in record
-    /// order; they were checked, so none is refused. Their matching conditions are found first, all
+    /// Runs the sightings `batch[..<end]` of the devices numbered `w` modulo `workers`, device by
+    /// device; they were checked, so none is refused. Their matching conditions are found first, all
     /// together (`BeaconMatcher.matches(_:conditions:offsets:)`, whose probes overlap their waits for
     /// memory).
     func run(_ batch: [SightingRecord], end: Int, worker w: Int, of workers: Int,
