@@ -284,7 +284,8 @@ enum T0 {
 /// The batch path computes geometry out of order (or only where anchors cannot answer); its events
 /// must equal one call per fix.
 @Suite struct BatchPathTests {
-    @Test(arguments: [(1, 4096, false), (2, 20_000, false), (1, 4096, true), (2, 20_000, true)])
+    /// (Batches of 64 fixes from 50 devices run in record order; larger ones device by device.)
+    @Test(arguments: [(1, 4096, false), (2, 20_000, false), (1, 4096, true), (2, 20_000, true), (1, 64, false)])
     func batchEqualsOneCallPerFix(threads: Int, chunk: Int, geometryFirst: Bool) throws {
         var rng = SplitMix64(seed: 77)
         var policy = MonitoringPolicy()

@@ -21,6 +21,10 @@ public struct MonitoringEngine: Sendable {
     private var batchLatest: [Timestamp] = []
     private var batchMarks: [UInt32] = []
     private var batchMark: UInt32 = 0
+    /// How many devices have records in the current batch (before a refused one), as `firstRefusal`
+    /// found them: the shards run records device by device only when devices have two or more each
+    /// on average, since grouping costs a sort and gains nothing for a device's single record.
+    private var batchDevices = 0
     /// The batch paths' shards, kept from batch to batch so that their arrays keep their capacity:
     /// made afresh for each batch, they grew from empty every time (a copy of every event and
     /// sighting per batch, and fresh pages to fault in).
@@ -217,6 +221,7 @@ public struct MonitoringEngine: Sendable {
         let refused = firstRefusal(count: batch.count, device: { batch[$0].device }, time: { batch[$0].fix.time },
                                    check: { k throws(ObservationProblem) in try Self.validate(.fix(batch[k].fix)) })
         let end = refused?.index ?? batch.count
+        let byDevice = end >= 2 * batchDevices
 
         // 2. The shards, each with its own scratch and outputs.
         let workers = max(1, min(batchThreads, end / 4096))
@@ -226,7 +231,7 @@ public struct MonitoringEngine: Sendable {
         devices.withUnsafeMutableBufferPointer { devices in
             nonisolated(unsafe) let devices = devices
             DispatchQueue.concurrentPerform(iterations: workers) { w in
-                shards[w].run(batch, end: end, worker: w, of: workers, geometryFirst: geometryFirst,
+                shards[w].run(batch, end: end, worker: w, of: workers, byDevice: byDevice, geometryFirst: geometryFirst,
                               devices: devices, catalog: catalog, policy: policy)
             }
         }
@@ -247,13 +252,15 @@ public struct MonitoringEngine: Sendable {
         let refused = firstRefusal(count: batch.count, device: { batch[$0].device }, time: { batch[$0].sighting.time },
                                    check: { _ throws(ObservationProblem) in })
         let end = refused?.index ?? batch.count
+        let byDevice = end >= 2 * batchDevices
         let workers = max(1, min(batchThreads, end / 4096))
         let shards = reusedShards(workers)
         let catalog = self.catalog, policy = self.policy
         devices.withUnsafeMutableBufferPointer { devices in
             nonisolated(unsafe) let devices = devices
             DispatchQueue.concurrentPerform(iterations: workers) { w in
-                shards[w].run(batch, end: end, worker: w, of: workers, devices: devices, catalog: catalog, policy: policy)
+                shards[w].run(batch, end: end, worker: w, of: workers, byDevice: byDevice, devices: devices, catalog: catalog,
+                              policy: policy)
             }
         }
         merge(shards, end: end, device: { batch[$0].device }, into: &events)
@@ -288,6 +295,7 @@ public struct MonitoringEngine: Sendable {
             batchMark = 0
         }
         batchMark += 1
+        batchDevices = 0
         for k in 0..<count {
             let di = Int(device(k).index)
             do throws(ObservationProblem) {
@@ -295,10 +303,12 @@ public struct MonitoringEngine: Sendable {
             } catch {
                 return BatchProblem(index: k, problem: error)
             }
-            let last = batchMarks[di] == batchMark ? batchLatest[di] : (devices[di].hasStarted ? devices[di].lastTime : nil)
+            let seen = batchMarks[di] == batchMark
+            let last = seen ? batchLatest[di] : (devices[di].hasStarted ? devices[di].lastTime : nil)
             if let last, time(k) < last {
                 return BatchProblem(index: k, problem: DeviceState.outOfOrder(device: devices[di].name, time: time(k), previous: last))
             }
+            if !seen { batchDevices += 1 }
             batchMarks[di] = batchMark
             batchLatest[di] = time(k)
         }

@@ -2,10 +2,11 @@
 /// sightings), and the events and authorization changes they produce, each with the batch position
 /// of the record that produced it.
 ///
-/// The records are run device by device (each device's in record order), so that a device's state
-/// is read from memory once for all its records in the batch rather than once per record, as an
-/// interleaved recording would have it; devices are independent, so every device sees the same
-/// sequence either way. The outputs are then put back in record order.
+/// When devices have several records each in the batch (`byDevice`), the records are run device by
+/// device (each device's in record order), so that a device's state is read from memory once for all
+/// its records in the batch rather than once per record, as an interleaved recording would have it;
+/// devices are independent, so every device sees the same sequence either way. The outputs are then
+/// put back in record order. Otherwise they are run in record order.
 ///
 /// `@unchecked Sendable`: each shard is written by exactly one worker, and read only after every
 /// worker has finished. For the same reason its properties skip the runtime's exclusivity checks,
@@ -34,13 +35,13 @@ final class StateShard: @unchecked Sendable {
         fixesAnsweredByAnchor = 0
     }
 
-    /// Runs the fixes `batch[..<end]` of the devices numbered `w` modulo `workers`, device by device;
-    /// the fixes were checked, so none is refused.
+    /// Runs the fixes `batch[..<end]` of the devices numbered `w` modulo `workers` (device by device
+    /// when `byDevice`); the fixes were checked, so none is refused.
     ///
     /// - Parameter geometryFirst: compute every fix's geometry ahead, in cell order, rather than each
     ///   fix's when its anchor cannot answer: worth it when polygon data is too large for the cache
     ///   (random access to it costs more than the fixes the anchors spare).
-    func run(_ batch: [FixRecord], end: Int, worker w: Int, of workers: Int, geometryFirst: Bool,
+    func run(_ batch: [FixRecord], end: Int, worker w: Int, of workers: Int, byDevice: Bool, geometryFirst: Bool,
              devices: UnsafeMutableBufferPointer<DeviceState>, catalog: ConditionCatalog, policy: MonitoringPolicy) {
         var scratch = EvaluationScratch()
         var ahead: GeometryAhead?
@@ -60,7 +61,7 @@ final class StateShard: @unchecked Sendable {
             CellOrder.sort(&cells)
             ahead = GeometryAhead(order: cells, batch: batch, catalog: catalog, policy: policy)
         }
-        groupByDevice(end, device: { Int(batch[$0].device.index) }, worker: w, of: workers)
+        select(end, device: { Int(batch[$0].device.index) }, worker: w, of: workers, byDevice: byDevice)
         for key in order {
             let k = Int(truncatingIfNeeded: key & 0xFFFF_FFFF)
             let fix = batch[k].fix
@@ -74,15 +75,15 @@ final class StateShard: @unchecked Sendable {
         putOutputsInRecordOrder()
     }
 
-    /// Runs the sightings `batch[..<end]` of the devices numbered `w` modulo `workers`, device by
-    /// device; they were checked, so none is refused. Their matching conditions are found first, all
+    /// Runs the sightings `batch[..<end]` of the devices numbered `w` modulo `workers` (device by
+    /// device when `byDevice`); they were checked, so none is refused. Their matching conditions are found first, all
     /// together (`BeaconMatcher.matches(_:conditions:offsets:)`, whose probes overlap their waits for
     /// memory).
-    func run(_ batch: [SightingRecord], end: Int, worker w: Int, of workers: Int,
+    func run(_ batch: [SightingRecord], end: Int, worker w: Int, of workers: Int, byDevice: Bool,
              devices: UnsafeMutableBufferPointer<DeviceState>, catalog: ConditionCatalog, policy: MonitoringPolicy) {
         // The shard's sightings grouped by device, copied out of the batch in that order, so that
         // everything after reads them in sequence; only the copy reads the batch out of order.
-        groupByDevice(end, device: { Int(batch[$0].device.index) }, worker: w, of: workers)
+        select(end, device: { Int(batch[$0].device.index) }, worker: w, of: workers, byDevice: byDevice)
         grouped.removeAll(keepingCapacity: true)
         identities.removeAll(keepingCapacity: true)
         matched.removeAll(keepingCapacity: true)
@@ -110,14 +111,14 @@ final class StateShard: @unchecked Sendable {
     }
 
     /// Sets `order` to the items `0 ..< count` whose device is numbered `w` modulo `workers`, grouped
-    /// by device, each device's in ascending order.
-    private func groupByDevice(_ count: Int, device: (Int) -> Int, worker w: Int, of workers: Int) {
+    /// by device (each device's in ascending order) when `byDevice`, else ascending.
+    private func select(_ count: Int, device: (Int) -> Int, worker w: Int, of workers: Int, byDevice: Bool) {
         order.removeAll(keepingCapacity: true)
         for k in 0..<count {
             let d = device(k)
             if d % workers == w { order.append(UInt64(d) << 32 | UInt64(k)) }
         }
-        CellOrder.sort(&order)
+        if byDevice { CellOrder.sort(&order) }
     }
 
     /// Puts the events and authorization changes back in record order, as `merge` reads them; those
