@@ -198,30 +198,70 @@ enum DecimalNumber {
     }
 
     /// 5^q for q in -27 ... 27 as 128-bit numbers whose top bit is set, high word first (q + 27 is
-    /// the pair's index), computed as fast_float's `table_generation.py` defines them.
+    /// the pair's index), as fast_float's `table_generation.py` defines them (a test checks each
+    /// against that definition).
     ///
     /// For q ≥ 0, 5^q < 2⁶⁴ shifted up: exact. For q < 0, ⌊2^b / 5^|q|⌋ + 1 with b = z + 127 and z
     /// the least with 2^z ≥ 5^|q| — a slight overestimate, which the without-fallback proof assumes.
-    static let powersOfFive: [UInt64] = {
-        var table: [UInt64] = []
-        table.reserveCapacity(2 * 55)
-        for q in -27...27 {
-            var power: UInt64 = 1
-            for _ in 0..<abs(q) { power *= 5 }
-            if q >= 0 {
-                table += [power << power.leadingZeroBitCount, 0]
-                continue
-            }
-            // 5^|q| is not a power of two, so z is its bit length, and 2^b is 2^(z - 1) in the third
-            // 64-bit word of the dividend, below 5^|q|: the quotient fits 128 bits.
-            let z = UInt64.bitWidth - power.leadingZeroBitCount
-            let (high, r) = power.dividingFullWidth((high: 1 << (z - 1), low: 0))
-            let (low, _) = power.dividingFullWidth((high: r, low: 0))
-            let (plusOne, carry) = low.addingReportingOverflow(1)
-            table += [high &+ (carry ? 1 : 0), plusOne]
-        }
-        return table
-    }()
+    /// Written out rather than computed at start-up: a table of literals is laid out by the compiler,
+    /// so reading it needs no lazy-initialisation check (a `swift_once` call per number before).
+    static let powersOfFive: [UInt64] = [
+        0x9E74D1B791E07E48, 0x775EA264CF55347E,  // 5^-27
+        0xC612062576589DDA, 0x95364AFE032A819E,  // 5^-26
+        0xF79687AED3EEC551, 0x3A83DDBD83F52205,  // 5^-25
+        0x9ABE14CD44753B52, 0xC4926A9672793543,  // 5^-24
+        0xC16D9A0095928A27, 0x75B7053C0F178294,  // 5^-23
+        0xF1C90080BAF72CB1, 0x5324C68B12DD6339,  // 5^-22
+        0x971DA05074DA7BEE, 0xD3F6FC16EBCA5E04,  // 5^-21
+        0xBCE5086492111AEA, 0x88F4BB1CA6BCF585,  // 5^-20
+        0xEC1E4A7DB69561A5, 0x2B31E9E3D06C32E6,  // 5^-19
+        0x9392EE8E921D5D07, 0x3AFF322E62439FD0,  // 5^-18
+        0xB877AA3236A4B449, 0x09BEFEB9FAD487C3,  // 5^-17
+        0xE69594BEC44DE15B, 0x4C2EBE687989A9B4,  // 5^-16
+        0x901D7CF73AB0ACD9, 0x0F9D37014BF60A11,  // 5^-15
+        0xB424DC35095CD80F, 0x538484C19EF38C95,  // 5^-14
+        0xE12E13424BB40E13, 0x2865A5F206B06FBA,  // 5^-13
+        0x8CBCCC096F5088CB, 0xF93F87B7442E45D4,  // 5^-12
+        0xAFEBFF0BCB24AAFE, 0xF78F69A51539D749,  // 5^-11
+        0xDBE6FECEBDEDD5BE, 0xB573440E5A884D1C,  // 5^-10
+        0x89705F4136B4A597, 0x31680A88F8953031,  // 5^-9
+        0xABCC77118461CEFC, 0xFDC20D2B36BA7C3E,  // 5^-8
+        0xD6BF94D5E57A42BC, 0x3D32907604691B4D,  // 5^-7
+        0x8637BD05AF6C69B5, 0xA63F9A49C2C1B110,  // 5^-6
+        0xA7C5AC471B478423, 0x0FCF80DC33721D54,  // 5^-5
+        0xD1B71758E219652B, 0xD3C36113404EA4A9,  // 5^-4
+        0x83126E978D4FDF3B, 0x645A1CAC083126EA,  // 5^-3
+        0xA3D70A3D70A3D70A, 0x3D70A3D70A3D70A4,  // 5^-2
+        0xCCCCCCCCCCCCCCCC, 0xCCCCCCCCCCCCCCCD,  // 5^-1
+        0x8000000000000000, 0x0000000000000000,  // 5^0
+        0xA000000000000000, 0x0000000000000000,  // 5^1
+        0xC800000000000000, 0x0000000000000000,  // 5^2
+        0xFA00000000000000, 0x0000000000000000,  // 5^3
+        0x9C40000000000000, 0x0000000000000000,  // 5^4
+        0xC350000000000000, 0x0000000000000000,  // 5^5
+        0xF424000000000000, 0x0000000000000000,  // 5^6
+        0x9896800000000000, 0x0000000000000000,  // 5^7
+        0xBEBC200000000000, 0x0000000000000000,  // 5^8
+        0xEE6B280000000000, 0x0000000000000000,  // 5^9
+        0x9502F90000000000, 0x0000000000000000,  // 5^10
+        0xBA43B74000000000, 0x0000000000000000,  // 5^11
+        0xE8D4A51000000000, 0x0000000000000000,  // 5^12
+        0x9184E72A00000000, 0x0000000000000000,  // 5^13
+        0xB5E620F480000000, 0x0000000000000000,  // 5^14
+        0xE35FA931A0000000, 0x0000000000000000,  // 5^15
+        0x8E1BC9BF04000000, 0x0000000000000000,  // 5^16
+        0xB1A2BC2EC5000000, 0x0000000000000000,  // 5^17
+        0xDE0B6B3A76400000, 0x0000000000000000,  // 5^18
+        0x8AC7230489E80000, 0x0000000000000000,  // 5^19
+        0xAD78EBC5AC620000, 0x0000000000000000,  // 5^20
+        0xD8D726B7177A8000, 0x0000000000000000,  // 5^21
+        0x878678326EAC9000, 0x0000000000000000,  // 5^22
+        0xA968163F0A57B400, 0x0000000000000000,  // 5^23
+        0xD3C21BCECCEDA100, 0x0000000000000000,  // 5^24
+        0x84595161401484A0, 0x0000000000000000,  // 5^25
+        0xA56FA5B99019A5C8, 0x0000000000000000,  // 5^26
+        0xCECB8F27F4200F3A, 0x0000000000000000,  // 5^27
+    ]
 
     /// `strtod` on a copy with a terminating NUL (the grammar was checked by the caller).
     private static func viaStrtod(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
