@@ -21,10 +21,6 @@ public struct MonitoringEngine: Sendable {
     private var batchLatest: [Timestamp] = []
     private var batchMarks: [UInt32] = []
     private var batchMark: UInt32 = 0
-    /// How many devices have records in the current batch (before a refused one), as `firstRefusal`
-    /// found them: the shards run records device by device only when devices have two or more each
-    /// on average, since grouping costs a sort and gains nothing for a device's single record.
-    private var batchDevices = 0
     /// The batch paths' shards, kept from batch to batch so that their arrays keep their capacity:
     /// made afresh for each batch, they grew from empty every time (a copy of every event and
     /// sighting per batch, and fresh pages to fault in).
@@ -218,10 +214,8 @@ public struct MonitoringEngine: Sendable {
         catalog.prepareIndex(threads: batchThreads)
         // 1. The first refused fix (bad values, or older than its device's previous record), found
         //    first so that only the fixes before it are applied.
-        let refused = firstRefusal(count: batch.count, device: { batch[$0].device }, time: { batch[$0].fix.time },
-                                   check: { k throws(ObservationProblem) in try Self.validate(.fix(batch[k].fix)) })
-        let end = refused?.index ?? batch.count
-        let byDevice = end >= 2 * batchDevices
+        let (refused, end, byDevice) = firstRefusal(count: batch.count, device: { batch[$0].device }, time: { batch[$0].fix.time },
+                                                    check: { k throws(ObservationProblem) in try Self.validate(.fix(batch[k].fix)) })
 
         // 2. The shards, each with its own scratch and outputs.
         let workers = max(1, min(batchThreads, end / 4096))
@@ -249,10 +243,8 @@ public struct MonitoringEngine: Sendable {
     /// stops the batch there.
     public mutating func process(_ batch: [SightingRecord], into events: inout [MonitorEvent]) throws(BatchProblem) {
         catalog.prepareIndex(threads: batchThreads)
-        let refused = firstRefusal(count: batch.count, device: { batch[$0].device }, time: { batch[$0].sighting.time },
-                                   check: { _ throws(ObservationProblem) in })
-        let end = refused?.index ?? batch.count
-        let byDevice = end >= 2 * batchDevices
+        let (refused, end, byDevice) = firstRefusal(count: batch.count, device: { batch[$0].device },
+                                                    time: { batch[$0].sighting.time }, check: { _ throws(ObservationProblem) in })
         let workers = max(1, min(batchThreads, end / 4096))
         let shards = reusedShards(workers)
         let catalog = self.catalog, policy = self.policy
@@ -279,13 +271,17 @@ public struct MonitoringEngine: Sendable {
     }
 
     /// The first record of a batch that `check` refuses or that is older than its device's previous
-    /// record (in the batch or before it), if any.
+    /// record (in the batch or before it), if any; where the records to apply end (at that record, or
+    /// the batch's end); and whether their devices have two or more records each on average, so that
+    /// the shards run them device by device (grouping costs a sort, and gains nothing for a device's
+    /// single record).
     ///
     /// Each device's latest time in the batch is kept in `batchLatest`, valid where `batchMarks`
     /// holds this batch's mark: arrays kept from batch to batch, since clearing a slot per device for
     /// every batch cost more than a small batch's records.
     private mutating func firstRefusal(count: Int, device: (Int) -> DeviceID, time: (Int) -> Timestamp,
-                                       check: (Int) throws(ObservationProblem) -> Void) -> BatchProblem? {
+                                       check: (Int) throws(ObservationProblem) -> Void)
+        -> (refused: BatchProblem?, end: Int, byDevice: Bool) {
         if batchMarks.count < devices.count {
             batchMarks += repeatElement(0, count: devices.count - batchMarks.count)
             batchLatest += repeatElement(Timestamp(nanosecondsSinceEpoch: 0), count: devices.count - batchLatest.count)
@@ -295,24 +291,28 @@ public struct MonitoringEngine: Sendable {
             batchMark = 0
         }
         batchMark += 1
-        batchDevices = 0
+        var batchDevices = 0
+        func outcome(_ refused: BatchProblem?, end: Int) -> (refused: BatchProblem?, end: Int, byDevice: Bool) {
+            (refused, end, end >= 2 * batchDevices)
+        }
         for k in 0..<count {
             let di = Int(device(k).index)
             do throws(ObservationProblem) {
                 try check(k)
             } catch {
-                return BatchProblem(index: k, problem: error)
+                return outcome(BatchProblem(index: k, problem: error), end: k)
             }
             let seen = batchMarks[di] == batchMark
             let last = seen ? batchLatest[di] : (devices[di].hasStarted ? devices[di].lastTime : nil)
             if let last, time(k) < last {
-                return BatchProblem(index: k, problem: DeviceState.outOfOrder(device: devices[di].name, time: time(k), previous: last))
+                return outcome(BatchProblem(index: k, problem: DeviceState.outOfOrder(device: devices[di].name, time: time(k),
+                                                                                      previous: last)), end: k)
             }
             if !seen { batchDevices += 1 }
             batchMarks[di] = batchMark
             batchLatest[di] = time(k)
         }
-        return nil
+        return outcome(nil, end: count)
     }
 
     /// The shards' events and authorization changes in record order (a record's all come from one
