@@ -411,11 +411,39 @@ final class PolygonLocator: Sendable {
                 }
             }
         }
-        for n in 0..<openCount {
-            let k = Int(open[n])
-            covered[k] = cellCovers(points[k].longitude, points[k].latitude, cell: Int(openCells[n]))
+        // Each point's cell data is read from a raster too large for the nearer caches, in a chain
+        // (reference and list start, then the list, then the edges): each link of the chain of a
+        // point some way ahead is asked for first, so that the waits of several points overlap.
+        guard openCount > 0 else { return }
+        references.withUnsafeBufferPointer { references in
+            cellEdgeStart.withUnsafeBufferPointer { start in
+                cellEdges.withUnsafeBufferPointer { list in
+                    // (A point is open only in a boundary cell, which lists its edges: none is empty.)
+                    let referenceBase = references.baseAddress!, startBase = start.baseAddress!
+                    let listBase = list.baseAddress!, edgeBase = edges.withUnsafeBufferPointer { $0.baseAddress! }
+                    for n in 0..<openCount {
+                        if n + Self.edgesAhead < openCount {
+                            perimeter_prefetch(edgeBase + 4 * Int(list[Int(start[Int(openCells[n + Self.edgesAhead])])]))
+                        }
+                        if n + Self.listAhead < openCount {
+                            perimeter_prefetch(listBase + Int(start[Int(openCells[n + Self.listAhead])]))
+                        }
+                        if n + Self.cellAhead < openCount {
+                            let cell = Int(openCells[n + Self.cellAhead])
+                            perimeter_prefetch(referenceBase + cell)
+                            perimeter_prefetch(startBase + cell)
+                        }
+                        let k = Int(open[n])
+                        covered[k] = cellCovers(points[k].longitude, points[k].latitude, cell: Int(openCells[n]))
+                    }
+                }
+            }
         }
     }
+
+    /// How far ahead of the point being answered its cell's reference and list start, its list, and
+    /// its first edge are asked for.
+    static let cellAhead = 16, listAhead = 8, edgesAhead = 4
 
     /// The raster's scalars, as a value that a batch keeps in registers (the compiler reloads a
     /// class's fields around every call it cannot see into).
