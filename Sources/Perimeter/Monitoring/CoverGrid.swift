@@ -1,3 +1,4 @@
+import CBuiltins
 import Dispatch
 import Foundation
 
@@ -263,6 +264,32 @@ struct CoverGrid: Sendable, Equatable {
         let offset = Geodesy.shortDistanceBound(dPhi: dPhi, dLambda: dLambda, cosLatitude: rowCos[r])
             .map { min(rowHalfDiagonal[r], $0 + 0.001) } ?? rowHalfDiagonal[r]
         return (Int(cellStart[cell])..<Int(cellStart[cell + 1]), offset)
+    }
+
+    /// The cell holding `c` (as `entries(at:)` finds it), or nil outside the grid.
+    @inline(__always)
+    private func cell(at c: Coordinate) -> Int? {
+        guard rows > 0, c.latitude >= minLatitude, c.longitude >= minLongitude else { return nil }
+        let r = Int((c.latitude - minLatitude) / latitudeStep)
+        let col = Int((c.longitude - minLongitude) / longitudeStep)
+        guard r < rows, col < columns else { return nil }
+        return r * columns + col
+    }
+
+    /// Asks for where the entries of the cell holding `c` are, ahead of `prefetchEntries(at:)`.
+    @inline(__always)
+    func prefetchCell(at c: Coordinate) {
+        guard let cell = cell(at: c) else { return }
+        cellStart.withUnsafeBufferPointer { perimeter_prefetch($0.baseAddress! + cell) }
+    }
+
+    /// Asks for the first entries of the cell holding `c`, ahead of `entries(at:)`.
+    @inline(__always)
+    func prefetchEntries(at c: Coordinate) {
+        guard let cell = cell(at: c) else { return }
+        let first = Int(cellStart[cell])
+        guard first < entries.count else { return }
+        entries.withUnsafeBufferPointer { perimeter_prefetch($0.baseAddress! + first) }
     }
 
     /// Entry `k` of a range `entries(at:)` gave. (Positions rather than a slice: a slice would retain

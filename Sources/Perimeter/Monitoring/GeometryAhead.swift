@@ -1,3 +1,5 @@
+import CBuiltins
+
 /// The geometry of a run of fixes computed ahead, in cell order, so that fixes of the same place are
 /// evaluated together while their conditions' data is in cache: each fix's candidates and readings,
 /// then looked up by the fix's position in the batch.
@@ -21,6 +23,22 @@ struct GeometryAhead {
             catalog.collectReadings(&frame, stamps: &stamps, stamp: UInt32(n + 1), candidates: &candidates, readings: &readings)
             end[k] = Int32(candidates.count)
         }
+    }
+
+    /// Asks for where fix `k`'s geometry is, ahead of `prefetchGeometry(_:)` and `load(_:into:)`.
+    @inline(__always)
+    func prefetchBounds(_ k: Int) {
+        start.withUnsafeBufferPointer { perimeter_prefetch($0.baseAddress! + k) }
+        end.withUnsafeBufferPointer { perimeter_prefetch($0.baseAddress! + k) }
+    }
+
+    /// Asks for fix `k`'s candidates and readings, ahead of `load(_:into:)`.
+    @inline(__always)
+    func prefetchGeometry(_ k: Int) {
+        let first = Int(start[k])
+        guard first >= 0, first < candidates.count else { return }
+        candidates.withUnsafeBufferPointer { perimeter_prefetch($0.baseAddress! + first) }
+        readings.withUnsafeBufferPointer { perimeter_prefetch($0.baseAddress! + first) }
     }
 
     /// Puts fix `k`'s candidates and readings in `scratch`; false if they were not computed.

@@ -1,3 +1,4 @@
+import CBuiltins
 /// One worker's share of a batch's state machines, sharded by device: its devices' fixes (or
 /// sightings), and the events and authorization changes they produce, each with the batch position
 /// of the record that produced it.
@@ -62,7 +63,22 @@ final class StateShard: @unchecked Sendable {
             ahead = GeometryAhead(order: cells, batch: batch, catalog: catalog, policy: policy)
         }
         select(end, device: { Int(batch[$0].device.index) }, worker: w, of: workers, byDevice: byDevice)
-        for key in order {
+        for (n, key) in order.enumerated() {
+            // The records, and their geometry computed ahead, are read in an order of their own
+            // (device by device): each is asked for some records ahead.
+            if n + Self.recordsAhead < order.count {
+                let later = Int(truncatingIfNeeded: order[n + Self.recordsAhead] & 0xFFFF_FFFF)
+                batch.withUnsafeBufferPointer { perimeter_prefetch($0.baseAddress! + later) }
+                ahead?.prefetchBounds(later)
+            }
+            if n + Self.recordsAhead / 2 < order.count {
+                let later = Int(truncatingIfNeeded: order[n + Self.recordsAhead / 2] & 0xFFFF_FFFF)
+                if let ahead { ahead.prefetchGeometry(later) } else { catalog.coverGrid.prefetchCell(at: batch[later].fix.coordinate) }
+            }
+            if ahead == nil && n + Self.recordsAhead / 4 < order.count {
+                let later = Int(truncatingIfNeeded: order[n + Self.recordsAhead / 4] & 0xFFFF_FFFF)
+                catalog.coverGrid.prefetchEntries(at: batch[later].fix.coordinate)
+            }
             let k = Int(truncatingIfNeeded: key & 0xFFFF_FFFF)
             let fix = batch[k].fix
             let needsGeometry = devices[Int(batch[k].device.index)].needsGeometry(fix, catalog: catalog, policy: policy)
@@ -74,6 +90,9 @@ final class StateShard: @unchecked Sendable {
         }
         putOutputsInRecordOrder()
     }
+
+    /// How many records ahead a shard asks for a fix record and its geometry.
+    static let recordsAhead = 16
 
     /// Runs the sightings `batch[..<end]` of the devices numbered `w` modulo `workers` (device by
     /// device when `byDevice`); they were checked, so none is refused. Their matching conditions are found first, all
