@@ -15,6 +15,11 @@ struct GeometryAhead {
         end = [Int32](repeating: 0, count: batch.count)
         var stamps = [UInt32](repeating: 0, count: catalog.geographic.count)
         for (n, entry) in order.enumerated() {
+            // (The records are read in cell order, not in theirs: each is asked for some fixes ahead.)
+            if n + StateShard.recordsAhead < order.count {
+                let later = Int(order[n + StateShard.recordsAhead] & 0xFFFF_FFFF)
+                batch.withUnsafeBufferPointer { perimeter_prefetch($0.baseAddress! + later) }
+            }
             let k = Int(entry & 0xFFFF_FFFF)
             let fix = batch[k].fix
             guard fix.isValid else { continue }
