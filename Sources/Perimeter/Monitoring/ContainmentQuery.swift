@@ -1,3 +1,5 @@
+import CBuiltins
+
 /// Which geographic conditions contain a point — boundary included, accuracy ignored — without any
 /// device state: the stateless question peers such as GEOS answer, through the engine's index and
 /// exact predicates. A value: copy one per thread.
@@ -13,6 +15,9 @@ public struct ContainmentQuery: Sendable {
     /// in cache (more than `cachedBytes` of it) and there is a grid of cells to order by. Circles are
     /// 64-byte values in one array; a polygon is its edges several times over (raster, lists).
     var ordersBatchesByCell: Bool
+
+    /// How many points ahead a batch asks for what a point reads.
+    static let pointsAhead = 16
 
     /// Measured on the peer workloads: 10k polygons (≈ 30 MB) 2× faster in cell order; 10k circles
     /// (0.6 MB) or one large polygon slower, the sort costing more than it saves.
@@ -67,8 +72,11 @@ extension ContainmentQuery {
             return
         }
         guard ordersBatchesByCell else {
-            // The conditions' data stays in cache: in input order (sorting would cost more).
-            for p in points {
+            // The conditions' data stays in cache: in input order (sorting would cost more). The
+            // grid may not: each point's cell, then its entries, are asked for some points ahead.
+            for (k, p) in points.enumerated() {
+                if k + Self.pointsAhead < points.count { grid.prefetchCell(at: points[k + Self.pointsAhead]) }
+                if k + Self.pointsAhead / 2 < points.count { grid.prefetchEntries(at: points[k + Self.pointsAhead / 2]) }
                 self.conditions(containing: p, catalog: catalog, into: &conditions)
                 offsets.append(conditions.count)
             }
@@ -85,7 +93,12 @@ extension ContainmentQuery {
         var found: [Int32] = []
         found.reserveCapacity(points.count * 2)
         var start = [Int32](repeating: 0, count: points.count), count = [Int32](repeating: 0, count: points.count)
-        for entry in order {
+        for (n, entry) in order.enumerated() {
+            // (The points are read in cell order, not in theirs.)
+            if n + Self.pointsAhead < order.count {
+                let later = Int(order[n + Self.pointsAhead] & 0xFFFF_FFFF)
+                points.withUnsafeBufferPointer { perimeter_prefetch($0.baseAddress! + later) }
+            }
             let k = Int(entry & 0xFFFF_FFFF)
             let first = found.count
             self.conditions(containing: points[k], catalog: catalog, into: &found)

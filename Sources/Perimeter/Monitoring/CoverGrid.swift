@@ -266,10 +266,12 @@ struct CoverGrid: Sendable, Equatable {
         return (Int(cellStart[cell])..<Int(cellStart[cell + 1]), offset)
     }
 
-    /// The cell holding `c` (as `entries(at:)` finds it), or nil outside the grid.
+    /// The cell holding `c` (as `entries(at:)` finds it), or nil outside the grid or for a point
+    /// that is not a finite position (any point may be asked for ahead of its turn).
     @inline(__always)
     private func cell(at c: Coordinate) -> Int? {
-        guard rows > 0, c.latitude >= minLatitude, c.longitude >= minLongitude else { return nil }
+        guard rows > 0, c.latitude >= minLatitude, c.longitude >= minLongitude,
+              c.latitude.isFinite, c.longitude.isFinite else { return nil }
         let r = Int((c.latitude - minLatitude) / latitudeStep)
         let col = Int((c.longitude - minLongitude) / longitudeStep)
         guard r < rows, col < columns else { return nil }
