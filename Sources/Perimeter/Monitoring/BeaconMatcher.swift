@@ -15,6 +15,8 @@ struct BeaconMatcher: Sendable {
     /// The conditions that name a UUID alone, by the UUID's number: (first, count) as in a key table.
     private var byUUID: [(Int32, Int32)] = []
     private var lists: [Int32] = []
+    /// The most conditions one sighting can match: the longest run of each form.
+    private var mostMatches = 0
 
     /// The heap bytes of the tables.
     var heapBytes: Int {
@@ -28,6 +30,8 @@ struct BeaconMatcher: Sendable {
         /// key with one condition holds it in `first`; a longer run is lists[first ..< first + count].
         var slots: [(UInt64, Int32, Int32)] = [(0, 0, 0)]
         var mask = 0
+        /// The most conditions one key has.
+        var longestRun = 0
 
         init() {}
 
@@ -40,6 +44,7 @@ struct BeaconMatcher: Sendable {
                 while slots[slot].0 != 0 { slot = (slot + 1) & mask }
                 let (first, count) = BeaconMatcher.run(list, lists: &lists)
                 slots[slot] = (key + 1, first, count)
+                longestRun = max(longestRun, list.count)
             }
         }
 
@@ -55,15 +60,19 @@ struct BeaconMatcher: Sendable {
 
         @inline(__always)
         func append(_ key: UInt64, from start: Int, lists: UnsafeBufferPointer<Int32>, into result: inout [Int32]) {
+            BeaconMatcher.append(run(key, from: start), lists: lists, into: &result)
+        }
+
+        /// The run of conditions `key` has (count 0 if none), probing from `start`.
+        @inline(__always)
+        func run(_ key: UInt64, from start: Int) -> (first: Int32, count: Int32) {
             slots.withUnsafeBufferPointer { slots in
                 var slot = start
                 while slots[slot].0 != 0 {
-                    if slots[slot].0 == key + 1 {
-                        BeaconMatcher.append((slots[slot].1, slots[slot].2), lists: lists, into: &result)
-                        return
-                    }
+                    if slots[slot].0 == key + 1 { return (slots[slot].1, slots[slot].2) }
                     slot = (slot + 1) & mask
                 }
+                return (0, 0)
             }
         }
     }
@@ -96,6 +105,7 @@ struct BeaconMatcher: Sendable {
         byMajor = KeyTable(byKey[1], lists: &lists)
         byUUID = Array(repeating: (0, 0), count: uuids.count)
         for (key, list) in byKey[2].sorted(by: { $0.key < $1.key }) { byUUID[Int(key >> 32)] = Self.run(list, lists: &lists) }
+        mostMatches = exact.longestRun + byMajor.longestRun + Int(byUUID.map(\.1).max() ?? 0)
     }
 
     /// A list of conditions as a table holds it: one condition as itself, more as a run of `lists`.
@@ -215,13 +225,46 @@ struct BeaconMatcher: Sendable {
     /// Sightings matched per group by `matches(_:conditions:offsets:)`.
     static let group = 16
 
+    /// A batch writes its matches in place, into room made for the most any sighting can have, when
+    /// that is at most this many.
+    static let mostMatchesInPlace = 16
+
     /// `matches(_:into:)` for each of `identities`, into one flat list (identity k's are
     /// `conditions[offsets[k] ..< offsets[k + 1]]`), appending to both.
     ///
     /// The tables of a large catalogue do not stay in cache, so a probe mostly waits for memory. One
     /// sighting at a time, those waits follow one another; here the first slots of a group of
     /// sightings' probes are all prefetched before any probe is finished, so that the waits overlap.
+    /// When no sighting can match many conditions, both lists grow once, by as much as the batch
+    /// could need, and are written through pointers: an append per match cost more than a probe.
     func matches(_ identities: UnsafeBufferPointer<BeaconIdentity>, conditions: inout [Int32], offsets: inout [Int]) {
+        guard mostMatches <= Self.mostMatchesInPlace else {
+            forEachProbed(identities) { _, p, lists in
+                finish(p, lists: lists, into: &conditions)
+                offsets.append(conditions.count)
+            }
+            return
+        }
+        let firstOffset = offsets.count
+        var end = conditions.count
+        conditions.append(contentsOf: repeatElement(0, count: identities.count * mostMatches))
+        offsets.append(contentsOf: repeatElement(0, count: identities.count))
+        conditions.withUnsafeMutableBufferPointer { out in
+            offsets.withUnsafeMutableBufferPointer { offsets in
+                forEachProbed(identities) { k, p, lists in
+                    end += write(p, lists: lists, to: out.baseAddress! + end)
+                    offsets[firstOffset + k] = end
+                }
+            }
+        }
+        conditions.removeLast(conditions.count - end)
+    }
+
+    /// Calls `body` with each identity's number and probes, in order, a group of probes prefetched
+    /// at a time.
+    @inline(__always)
+    private func forEachProbed(_ identities: UnsafeBufferPointer<BeaconIdentity>,
+                               _ body: (Int, Probes, UnsafeBufferPointer<Int32>) -> Void) {
         withUnsafeTemporaryAllocation(of: Probes.self, capacity: Self.group) { started in
             lists.withUnsafeBufferPointer { lists in
                 var g = 0
@@ -235,13 +278,38 @@ struct BeaconMatcher: Sendable {
                         }
                         started.initializeElement(at: k, to: p)
                     }
-                    for k in 0..<n {
-                        finish(started[k], lists: lists, into: &conditions)
-                        offsets.append(conditions.count)
-                    }
+                    for k in 0..<n { body(g + k, started[k], lists) }
                     g += n
                 }
             }
         }
+    }
+
+    /// Writes the conditions `p` matches at `out`, ascending; returns how many (at most
+    /// `mostMatches`, which is small: they are sorted by insertion).
+    @inline(__always)
+    private func write(_ p: Probes, lists: UnsafeBufferPointer<Int32>, to out: UnsafeMutablePointer<Int32>) -> Int {
+        guard p.known else { return 0 }
+        var count = 0
+        @inline(__always)
+        func put(_ run: (first: Int32, count: Int32)) {
+            if run.count == 1 {
+                out[count] = run.first
+            } else {
+                for i in 0..<Int(run.count) { out[count + i] = lists[Int(run.first) + i] }
+            }
+            count += Int(run.count)
+        }
+        put(exact.run(p.keys.0, from: p.slots.0))
+        put(byMajor.run(p.keys.1, from: p.slots.1))
+        put(byUUID.withUnsafeBufferPointer { $0[Int(p.uuid)] })
+        guard count > 1 else { return count }
+        for i in 1..<count {
+            let v = out[i]
+            var j = i
+            while j > 0 && out[j - 1] > v { out[j] = out[j - 1]; j -= 1 }
+            out[j] = v
+        }
+        return count
     }
 }
