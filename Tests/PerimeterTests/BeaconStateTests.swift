@@ -182,6 +182,21 @@ import Testing
     }
 }
 
+extension BeaconMatcherTests {
+    /// With no beacon condition (no room to write into), a batch matches nothing, and says so.
+    @Test func batchWithoutBeaconConditionsMatchesNothing() throws {
+        var engine = MonitoringEngine()
+        try engine.add(.circle(CircularGeographicCondition(center: Coordinate(latitude: 48.85, longitude: 2.35), radius: 100)),
+                       identifier: "circle")
+        let query = engine.makeContainmentQuery()
+        let identities = (0..<40).map { BeaconIdentity(uuid: UUID(), major: UInt16($0), minor: 1) }
+        var conditions: [Int32] = [], offsets: [Int] = []
+        query.conditions(matching: identities, conditions: &conditions, offsets: &offsets)
+        #expect(conditions.isEmpty)
+        #expect(offsets == [Int](repeating: 0, count: identities.count + 1))
+    }
+}
+
 /// The per-device exit queue against a sorted list: pushes, pops and compactions in any mix give the
 /// entries back in (due, condition) order, the stale ones dropped.
 @Suite struct ExitQueueTests {

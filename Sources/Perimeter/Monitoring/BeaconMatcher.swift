@@ -252,7 +252,7 @@ struct BeaconMatcher: Sendable {
         conditions.withUnsafeMutableBufferPointer { out in
             offsets.withUnsafeMutableBufferPointer { offsets in
                 forEachProbed(identities) { k, p, lists in
-                    end += write(p, lists: lists, to: out.baseAddress! + end)
+                    end += write(p, lists: lists, into: out, at: end)
                     offsets[firstOffset + k] = end
                 }
             }
@@ -285,11 +285,14 @@ struct BeaconMatcher: Sendable {
         }
     }
 
-    /// Writes the conditions `p` matches at `out`, ascending; returns how many (at most
+    /// Writes the conditions `p` matches at out[start...], ascending; returns how many (at most
     /// `mostMatches`, which is small: they are sorted by insertion).
     @inline(__always)
-    private func write(_ p: Probes, lists: UnsafeBufferPointer<Int32>, to out: UnsafeMutablePointer<Int32>) -> Int {
-        guard p.known else { return 0 }
+    private func write(_ p: Probes, lists: UnsafeBufferPointer<Int32>, into buffer: UnsafeMutableBufferPointer<Int32>,
+                       at start: Int) -> Int {
+        // (A known UUID has a condition, so `mostMatches` > 0 and the buffer has room.)
+        guard p.known, let base = buffer.baseAddress else { return 0 }
+        let out = base + start
         var count = 0
         @inline(__always)
         func put(_ run: (first: Int32, count: Int32)) {
