@@ -206,13 +206,18 @@ struct BeaconMatcher: Sendable {
             result[first...].sort()
             return
         }
-        result.withUnsafeMutableBufferPointer { r in
-            for i in (first + 1)..<r.count {
-                let v = r[i]
-                var j = i
-                while j > first && r[j - 1] > v { r[j] = r[j - 1]; j -= 1 }
-                r[j] = v
-            }
+        result.withUnsafeMutableBufferPointer { Self.insertionSort(UnsafeMutableBufferPointer(rebasing: $0[first...])) }
+    }
+
+    /// Sorts a few matches (up to three ascending runs) in place.
+    @inline(__always)
+    private static func insertionSort(_ r: UnsafeMutableBufferPointer<Int32>) {
+        guard r.count > 1 else { return }
+        for i in 1..<r.count {
+            let v = r[i]
+            var j = i
+            while j > 0 && r[j - 1] > v { r[j] = r[j - 1]; j -= 1 }
+            r[j] = v
         }
     }
 
@@ -306,13 +311,7 @@ struct BeaconMatcher: Sendable {
         put(exact.run(p.keys.0, from: p.slots.0))
         put(byMajor.run(p.keys.1, from: p.slots.1))
         put(byUUID.withUnsafeBufferPointer { $0[Int(p.uuid)] })
-        guard count > 1 else { return count }
-        for i in 1..<count {
-            let v = out[i]
-            var j = i
-            while j > 0 && out[j - 1] > v { out[j] = out[j - 1]; j -= 1 }
-            out[j] = v
-        }
+        Self.insertionSort(UnsafeMutableBufferPointer(start: out, count: count))
         return count
     }
 }

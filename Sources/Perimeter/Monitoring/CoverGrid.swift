@@ -252,11 +252,7 @@ struct CoverGrid: Sendable, Equatable {
     /// centre's side.
     @inline(__always)
     func entries(at c: Coordinate) -> (range: Range<Int>, offset: Double) {
-        guard rows > 0, c.latitude >= minLatitude, c.longitude >= minLongitude else { return (0..<0, 0) }
-        let r = Int((c.latitude - minLatitude) / latitudeStep)
-        let col = Int((c.longitude - minLongitude) / longitudeStep)
-        // The cell a point rounds into must be the cell whose box was classified: guard the edges.
-        guard r < rows, col < columns else { return (0..<0, 0) }
+        guard let (r, col) = rowAndColumn(at: c) else { return (0..<0, 0) }
         let cell = r * columns + col
         // The centre as classified may differ from this one in its last bits: a millimetre more.
         let dPhi = ((minLatitude + (Double(r) + 0.5) * latitudeStep) - c.latitude) * Geodesy.radiansPerDegree
@@ -266,16 +262,23 @@ struct CoverGrid: Sendable, Equatable {
         return (Int(cellStart[cell])..<Int(cellStart[cell + 1]), offset)
     }
 
-    /// The cell holding `c` (as `entries(at:)` finds it), or nil outside the grid or for a point
-    /// that is not a finite position (any point may be asked for ahead of its turn).
+    /// The row and column of the cell holding `c`, or nil outside the grid or for a point that is
+    /// not a finite position (a batch may ask for any point ahead of its turn).
     @inline(__always)
-    private func cell(at c: Coordinate) -> Int? {
+    private func rowAndColumn(at c: Coordinate) -> (Int, Int)? {
         guard rows > 0, c.latitude >= minLatitude, c.longitude >= minLongitude,
               c.latitude.isFinite, c.longitude.isFinite else { return nil }
         let r = Int((c.latitude - minLatitude) / latitudeStep)
         let col = Int((c.longitude - minLongitude) / longitudeStep)
+        // The cell a point rounds into must be the cell whose box was classified: guard the edges.
         guard r < rows, col < columns else { return nil }
-        return r * columns + col
+        return (r, col)
+    }
+
+    /// The cell holding `c`, as `entries(at:)` finds it.
+    @inline(__always)
+    private func cell(at c: Coordinate) -> Int? {
+        rowAndColumn(at: c).map { $0.0 * columns + $0.1 }
     }
 
     /// Asks for where the entries of the cell holding `c` are, ahead of `prefetchEntries(at:)`.
