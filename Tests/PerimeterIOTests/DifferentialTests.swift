@@ -359,4 +359,66 @@ enum T0 {
         }
         #expect(firstDifference(batchEvents, seqEvents) == nil)
     }
+
+    /// Each shard finds its own devices' first refused fix; the batch stops at the earliest of them,
+    /// whichever shard holds it and whatever the problem (bad values, or older than the device's
+    /// previous fix), with the events of exactly the fixes before it.
+    @Test(arguments: [(6_002, 9_001), (9_001, 6_002), (6_001, nil)])
+    func batchStopsAtTheEarliestRefusalOfAnyShard(outOfOrderAt: Int, badValueAt: Int?) throws {
+        var rng = SplitMix64(seed: 78)
+        var engine = MonitoringEngine()
+        let origin = Coordinate(latitude: 48.85, longitude: 2.35)
+        for i in 0..<200 {
+            let c = Coordinate(latitude: origin.latitude + .random(in: -0.02...0.02, using: &rng),
+                               longitude: origin.longitude + .random(in: -0.03...0.03, using: &rng))
+            try engine.add(.circle(CircularGeographicCondition(center: c, radius: .random(in: 100...800, using: &rng))),
+                           identifier: "c\(i)")
+        }
+        var sequential = engine
+        var batched = engine
+        batched.batchThreads = 3
+        let ids = (0..<48).map { batched.deviceID("d\($0)") }
+        _ = (0..<48).map { sequential.deviceID("d\($0)") }
+        var positions = Array(repeating: origin, count: 48)
+        var records: [FixRecord] = []
+        for step in 0..<13_000 {
+            let d = step % 48
+            positions[d].latitude += .random(in: -0.001...0.001, using: &rng)
+            positions[d].longitude += .random(in: -0.0015...0.0015, using: &rng)
+            records.append(FixRecord(device: ids[d], fix: Fix(time: T0.t.adding(TimeSpan(seconds: Double(step / 48))),
+                                                              coordinate: positions[d], horizontalAccuracy: 10), cause: step))
+        }
+        // Devices 0, 1 and 2 modulo 3 are three shards' (13,000 fixes make three workers).
+        #expect(records[outOfOrderAt].device.index % 3 != (badValueAt.map { records[$0].device.index % 3 } ?? -1))
+        records[outOfOrderAt].fix.time = T0.t.adding(TimeSpan(seconds: -1))
+        if let badValueAt { records[badValueAt].fix.coordinate.latitude = 91 }
+        let first = min(outOfOrderAt, badValueAt ?? .max)
+
+        var expected: [MonitorEvent] = []
+        var expectedProblem: ObservationProblem?
+        for r in records {
+            do { try sequential.process(.fix(r.fix), device: r.device, cause: r.cause, into: &expected) } catch {
+                expectedProblem = error
+                break
+            }
+        }
+        var got: [MonitorEvent] = []
+        do {
+            try batched.process(records, into: &got)
+            Issue.record("expected a refusal")
+        } catch {
+            #expect(error.index == first)
+            #expect(error.problem == expectedProblem)
+            #expect(error.problem.field == (first == outOfOrderAt ? "t" : "lat"))
+        }
+        #expect(expected.count > 500)
+        #expect(firstDifference(got, expected) == nil)
+        // The fixes after the refused one were not applied: the rest of the batch gives the same
+        // events as one call per fix.
+        var rest: [MonitorEvent] = [], expectedRest: [MonitorEvent] = []
+        let after = Array(records[(first + 1)...]).filter { $0.cause != outOfOrderAt && $0.cause != badValueAt }
+        for r in after { try sequential.process(.fix(r.fix), device: r.device, cause: r.cause, into: &expectedRest) }
+        try batched.process(after, into: &rest)
+        #expect(firstDifference(rest, expectedRest) == nil)
+    }
 }

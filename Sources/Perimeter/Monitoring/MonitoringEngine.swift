@@ -16,8 +16,8 @@ public struct MonitoringEngine: Sendable {
     /// The latest record time seen from any device: the stream time at which a condition is added.
     private var latestTime: Timestamp?
     private var scratch = EvaluationScratch()
-    /// `firstRefusal`'s per-device scratch: a device's latest time in the current batch, and the mark
-    /// of the batch that set it.
+    /// The batch paths' per-device scratch (`StateShard.select`): a device's latest time in the
+    /// current batch, and the mark of the batch that set it.
     private var batchLatest: [Timestamp] = []
     private var batchMarks: [UInt32] = []
     private var batchMark: UInt32 = 0
@@ -212,28 +212,23 @@ public struct MonitoringEngine: Sendable {
     /// together (`batchGeometryFirst`). A refused fix stops the batch there, as sequential calls would.
     public mutating func process(_ batch: [FixRecord], into events: inout [MonitorEvent]) throws(BatchProblem) {
         catalog.prepareIndex(threads: batchThreads)
-        // 1. The first refused fix (bad values, or older than its device's previous record), found
-        //    first so that only the fixes before it are applied.
-        let (refused, end, byDevice) = firstRefusal(count: batch.count, device: { batch[$0].device }, time: { batch[$0].fix.time },
-                                                    check: { k throws(ObservationProblem) in try Self.validate(.fix(batch[k].fix)) })
+        // 1. The shards' records, up to the first refused fix (bad values, or older than its device's
+        //    previous record), found first so that only the fixes before it are applied.
+        let (shards, end, refused) = selectShards(batch)
 
         // 2. The shards, each with its own scratch and outputs.
-        let workers = max(1, min(batchThreads, end / 4096))
-        let shards = reusedShards(workers)
         let catalog = self.catalog, policy = self.policy
         let geometryFirst = batchGeometryFirst ?? catalog.polygonDataOutgrowsCache
         devices.withUnsafeMutableBufferPointer { devices in
             nonisolated(unsafe) let devices = devices
-            DispatchQueue.concurrentPerform(iterations: workers) { w in
-                shards[w].run(batch, end: end, worker: w, of: workers, byDevice: byDevice, geometryFirst: geometryFirst,
-                              devices: devices, catalog: catalog, policy: policy)
+            DispatchQueue.concurrentPerform(iterations: shards.count) { w in
+                shards[w].run(batch, end: end, geometryFirst: geometryFirst, devices: devices, catalog: catalog, policy: policy)
             }
         }
 
         // 3. Merge in record order.
-        merge(shards, end: end, device: { batch[$0].device }, into: &events)
+        merge(shards, into: &events)
         fixesAnsweredByAnchor += shards.reduce(0) { $0 + $1.fixesAnsweredByAnchor }
-        for record in batch[..<end] where latestTime.map({ record.fix.time > $0 }) ?? true { latestTime = record.fix.time }
         if let refused { throw refused }
     }
 
@@ -243,21 +238,48 @@ public struct MonitoringEngine: Sendable {
     /// stops the batch there.
     public mutating func process(_ batch: [SightingRecord], into events: inout [MonitorEvent]) throws(BatchProblem) {
         catalog.prepareIndex(threads: batchThreads)
-        let (refused, end, byDevice) = firstRefusal(count: batch.count, device: { batch[$0].device },
-                                                    time: { batch[$0].sighting.time }, check: { _ throws(ObservationProblem) in })
-        let workers = max(1, min(batchThreads, end / 4096))
-        let shards = reusedShards(workers)
+        let (shards, end, refused) = selectShards(batch)
         let catalog = self.catalog, policy = self.policy
         devices.withUnsafeMutableBufferPointer { devices in
             nonisolated(unsafe) let devices = devices
-            DispatchQueue.concurrentPerform(iterations: workers) { w in
-                shards[w].run(batch, end: end, worker: w, of: workers, byDevice: byDevice, devices: devices, catalog: catalog,
-                              policy: policy)
+            DispatchQueue.concurrentPerform(iterations: shards.count) { w in
+                shards[w].run(batch, end: end, devices: devices, catalog: catalog, policy: policy)
             }
         }
-        merge(shards, end: end, device: { batch[$0].device }, into: &events)
-        for record in batch[..<end] where latestTime.map({ record.sighting.time > $0 }) ?? true { latestTime = record.sighting.time }
+        merge(shards, into: &events)
         if let refused { throw refused }
+    }
+
+    /// A shard per worker (one per 4,096 records, up to `batchThreads`), each holding its devices'
+    /// records of `batch` up to its first refused one (`StateShard.select`, run on all shards at
+    /// once); where the records to apply end (at the first of the shards' refusals, or the batch's
+    /// end), and that refusal.
+    private mutating func selectShards<Record: BatchRecord>(_ batch: [Record])
+        -> (shards: [StateShard], end: Int, refused: BatchProblem?) {
+        let workers = max(1, min(batchThreads, batch.count / 4096))
+        let shards = reusedShards(workers)
+        if batchMarks.count < devices.count {
+            batchMarks += repeatElement(0, count: devices.count - batchMarks.count)
+            batchLatest += repeatElement(Timestamp(nanosecondsSinceEpoch: 0), count: devices.count - batchLatest.count)
+        }
+        if batchMark == .max {
+            for k in batchMarks.indices { batchMarks[k] = 0 }
+            batchMark = 0
+        }
+        batchMark += 1
+        let mark = batchMark
+        devices.withUnsafeMutableBufferPointer { devices in
+            batchLatest.withUnsafeMutableBufferPointer { latest in
+                batchMarks.withUnsafeMutableBufferPointer { marks in
+                    nonisolated(unsafe) let (devices, latest, marks) = (devices, latest, marks)
+                    DispatchQueue.concurrentPerform(iterations: workers) { w in
+                        shards[w].select(batch, worker: w, of: workers, devices: devices, latest: latest, marks: marks, mark: mark)
+                    }
+                }
+            }
+        }
+        let refused = shards.lazy.compactMap(\.refusal).min { $0.index < $1.index }
+        return (shards, refused?.index ?? batch.count, refused)
     }
 
     /// `workers` emptied shards from the pool. A shard another copy of this engine still holds (the
@@ -270,74 +292,40 @@ public struct MonitoringEngine: Sendable {
         return shards
     }
 
-    /// The first record of a batch that `check` refuses or that is older than its device's previous
-    /// record (in the batch or before it), if any; where the records to apply end (at that record, or
-    /// the batch's end); and whether their devices have two or more records each on average, so that
-    /// the shards run them device by device (grouping costs a sort, and gains nothing for a device's
-    /// single record).
-    ///
-    /// Each device's latest time in the batch is kept in `batchLatest`, valid where `batchMarks`
-    /// holds this batch's mark: arrays kept from batch to batch, since clearing a slot per device for
-    /// every batch cost more than a small batch's records.
-    private mutating func firstRefusal(count: Int, device: (Int) -> DeviceID, time: (Int) -> Timestamp,
-                                       check: (Int) throws(ObservationProblem) -> Void)
-        -> (refused: BatchProblem?, end: Int, byDevice: Bool) {
-        if batchMarks.count < devices.count {
-            batchMarks += repeatElement(0, count: devices.count - batchMarks.count)
-            batchLatest += repeatElement(Timestamp(nanosecondsSinceEpoch: 0), count: devices.count - batchLatest.count)
-        }
-        if batchMark == .max {
-            for k in batchMarks.indices { batchMarks[k] = 0 }
-            batchMark = 0
-        }
-        batchMark += 1
-        var batchDevices = 0
-        func outcome(_ refused: BatchProblem?, end: Int) -> (refused: BatchProblem?, end: Int, byDevice: Bool) {
-            (refused, end, end >= 2 * batchDevices)
-        }
-        for k in 0..<count {
-            let di = Int(device(k).index)
-            do throws(ObservationProblem) {
-                try check(k)
-            } catch {
-                return outcome(BatchProblem(index: k, problem: error), end: k)
-            }
-            let seen = batchMarks[di] == batchMark
-            let last = seen ? batchLatest[di] : (devices[di].hasStarted ? devices[di].lastTime : nil)
-            if let last, time(k) < last {
-                return outcome(BatchProblem(index: k, problem: DeviceState.outOfOrder(device: devices[di].name, time: time(k),
-                                                                                      previous: last)), end: k)
-            }
-            if !seen { batchDevices += 1 }
-            batchMarks[di] = batchMark
-            batchLatest[di] = time(k)
-        }
-        return outcome(nil, end: count)
-    }
-
     /// The shards' events and authorization changes in record order (a record's all come from one
-    /// shard, in order).
-    private mutating func merge(_ shards: [StateShard], end: Int, device: (Int) -> DeviceID, into events: inout [MonitorEvent]) {
-        let workers = shards.count
-        if workers == 1 {
+    /// shard, in order); the stream time moves on to their latest record.
+    private mutating func merge(_ shards: [StateShard], into events: inout [MonitorEvent]) {
+        for shard in shards {
+            if let time = shard.latestTime, latestTime.map({ time > $0 }) ?? true { latestTime = time }
+        }
+        if shards.count == 1 {
             // One shard's events are in record order already: taken whole (the shard is discarded).
             if events.isEmpty { swap(&events, &shards[0].events) } else { events += shards[0].events }
             authorizationChanges += shards[0].changes
             return
         }
-        var next = [Int](repeating: 0, count: workers)
-        var nextChange = [Int](repeating: 0, count: workers)
-        for k in 0..<Int32(end) {
-            let w = Int(device(Int(k)).index) % workers
-            let shard = shards[w]
-            while next[w] < shard.events.count && shard.eventRecords[next[w]] == k {
-                events.append(shard.events[next[w]])
-                next[w] += 1
+        Self.mergeByRecord(shards.map(\.events), shards.map(\.eventRecords), into: &events)
+        Self.mergeByRecord(shards.map(\.changes), shards.map(\.changeRecords), into: &authorizationChanges)
+    }
+
+    /// Appends the lists' values in order of their records (`records[w][j]` is the record of
+    /// `lists[w][j]`; each list is in record order, and a record's values are all in one list): a
+    /// merge whose cost follows the values, not the batch's records, most of which have none.
+    static func mergeByRecord<Value>(_ lists: [[Value]], _ records: [[Int32]], into merged: inout [Value]) {
+        var next = [Int](repeating: 0, count: lists.count)
+        merged.reserveCapacity(merged.count + lists.reduce(0) { $0 + $1.count })
+        while true {
+            // The list whose next value has the lowest record takes that record's values.
+            var from = -1, record = Int32.max
+            for w in lists.indices where next[w] < lists[w].count && records[w][next[w]] < record {
+                from = w
+                record = records[w][next[w]]
             }
-            while nextChange[w] < shard.changes.count && shard.changeRecords[nextChange[w]] == k {
-                authorizationChanges.append(shard.changes[nextChange[w]])
-                nextChange[w] += 1
-            }
+            guard from >= 0 else { return }
+            repeat {
+                merged.append(lists[from][next[from]])
+                next[from] += 1
+            } while next[from] < lists[from].count && records[from][next[from]] == record
         }
     }
 
@@ -417,39 +405,4 @@ public struct MonitoringEngine: Sendable {
 /// A device named once by `MonitoringEngine.deviceID(_:)`, so that records need no name lookup.
 public struct DeviceID: Hashable, Sendable {
     public let index: Int32
-}
-
-/// A fix of a batch for `MonitoringEngine.process(_:into:)`.
-public struct FixRecord: Sendable, Hashable {
-    public var device: DeviceID
-    public var fix: Fix
-    /// Written into the events the fix causes (its input line, or record index).
-    public var cause: Int
-
-    public init(device: DeviceID, fix: Fix, cause: Int) {
-        self.device = device
-        self.fix = fix
-        self.cause = cause
-    }
-}
-
-/// A sighting of a batch for `MonitoringEngine.process(_:into:)`.
-public struct SightingRecord: Sendable, Hashable {
-    public var device: DeviceID
-    public var sighting: BeaconSighting
-    /// Written into the events the sighting causes (its input line, or record index).
-    public var cause: Int
-
-    public init(device: DeviceID, sighting: BeaconSighting, cause: Int) {
-        self.device = device
-        self.sighting = sighting
-        self.cause = cause
-    }
-}
-
-/// A record of a batch that was refused, and which one.
-public struct BatchProblem: Error, Sendable, Hashable {
-    /// Its position in the batch; the records before it were applied.
-    public var index: Int
-    public var problem: ObservationProblem
 }

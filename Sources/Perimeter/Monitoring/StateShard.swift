@@ -18,6 +18,12 @@ final class StateShard: @unchecked Sendable {
     @exclusivity(unchecked) var changes: [AuthorizationChange] = []
     @exclusivity(unchecked) var changeRecords: [Int32] = []
     @exclusivity(unchecked) var fixesAnsweredByAnchor = 0
+    /// The first of the shard's records that `select` refused, if any (its position and problem).
+    @exclusivity(unchecked) private(set) var refusal: BatchProblem?
+    /// The latest time among the records the shard ran.
+    @exclusivity(unchecked) private(set) var latestTime: Timestamp?
+    /// How many devices the records `select` kept belong to.
+    @exclusivity(unchecked) private var deviceCount = 0
     /// The sighting path's scratch: its sightings (grouped by device) and their identities, and their matches.
     @exclusivity(unchecked) private var grouped: [SightingRecord] = []
     @exclusivity(unchecked) private var identities: [BeaconIdentity] = []
@@ -34,25 +40,86 @@ final class StateShard: @unchecked Sendable {
         changes.removeAll(keepingCapacity: true)
         changeRecords.removeAll(keepingCapacity: true)
         fixesAnsweredByAnchor = 0
+        refusal = nil
+        latestTime = nil
+        deviceCount = 0
     }
 
-    /// Runs the fixes `batch[..<end]` of the devices numbered `w` modulo `workers` (device by device
-    /// when `byDevice`); the fixes were checked, so none is refused.
+    /// Sets `order` to the positions of the shard's records in `batch` (those whose device is
+    /// numbered `w` modulo `workers`), ascending, up to the first of them whose values the engine
+    /// refuses or that is older than its device's previous record (in the batch or before it): that
+    /// one becomes `refusal`. Devices are independent, so the batch's first refused record is the
+    /// first of the shards' refusals, and each shard finds its own in parallel with the others.
+    ///
+    /// - Parameters:
+    ///   - latest, marks: per-device scratch kept by the engine from batch to batch: a device's latest
+    ///     time in this batch is `latest[d]` where `marks[d] == mark` (no slot cleared per batch).
+    ///     Each shard touches only its own devices' slots.
+    func select<Record: BatchRecord>(_ batch: [Record], worker w: Int, of workers: Int,
+                                     devices: UnsafeMutableBufferPointer<DeviceState>,
+                                     latest: UnsafeMutableBufferPointer<Timestamp>, marks: UnsafeMutableBufferPointer<UInt32>,
+                                     mark: UInt32) {
+        order.removeAll(keepingCapacity: true)
+        var deviceCount = 0, latestTime = Timestamp.distantPast
+        batch.withUnsafeBufferPointer { batch in
+            for k in batch.indices {
+                let di = Int(batch[k].device.index)
+                guard di % workers == w else { continue }
+                let time = batch[k].time
+                if let problem = batch[k].problem {
+                    refusal = BatchProblem(index: k, problem: problem)
+                    break
+                }
+                let seen = marks[di] == mark
+                if let last = seen ? latest[di] : (devices[di].hasStarted ? devices[di].lastTime : nil), time < last {
+                    refusal = BatchProblem(index: k, problem: DeviceState.outOfOrder(device: devices[di].name, time: time,
+                                                                                       previous: last))
+                    break
+                }
+                if !seen { deviceCount += 1 }
+                marks[di] = mark
+                latest[di] = time
+                latestTime = max(latestTime, time)
+                order.append(UInt64(di) << 32 | UInt64(k))
+            }
+        }
+        self.deviceCount = deviceCount
+        self.latestTime = order.isEmpty ? nil : latestTime
+    }
+
+    /// Keeps in `order` only the records before `end`, the batch's first refused record (`latestTime`
+    /// follows).
+    private func keep<Record: BatchRecord>(before end: Int, of batch: [Record]) {
+        guard let last = order.last, Int(truncatingIfNeeded: last & 0xFFFF_FFFF) >= end else { return }
+        while let last = order.last, Int(truncatingIfNeeded: last & 0xFFFF_FFFF) >= end { order.removeLast() }
+        latestTime = order.lazy.map { batch[Int(truncatingIfNeeded: $0 & 0xFFFF_FFFF)].time }.max()
+    }
+
+    /// Groups `order` by device (each device's records ascending) when its devices have two or more
+    /// records each on average, so that they run device by device; grouping costs a sort, and gains
+    /// nothing for a device's single record.
+    private func groupByDevice() {
+        if order.count >= 2 * deviceCount { CellOrder.sort(&order) }
+    }
+
+    /// Runs the shard's fixes that `select` kept, those before `end` (device by device when they
+    /// have several each); they were checked, so none is refused.
     ///
     /// - Parameter geometryFirst: compute every fix's geometry ahead, in cell order, rather than each
     ///   fix's when its anchor cannot answer: worth it when polygon data is too large for the cache
     ///   (random access to it costs more than the fixes the anchors spare).
-    func run(_ batch: [FixRecord], end: Int, worker w: Int, of workers: Int, byDevice: Bool, geometryFirst: Bool,
+    func run(_ batch: [FixRecord], end: Int, geometryFirst: Bool,
              devices: UnsafeMutableBufferPointer<DeviceState>, catalog: ConditionCatalog, policy: MonitoringPolicy) {
         var scratch = EvaluationScratch()
         var ahead: GeometryAhead?
+        keep(before: end, of: batch)
         if geometryFirst {
             // Each device's fixes up to its first that its anchor cannot answer need no geometry (the
             // anchor stands until then); the rest may.
             var cells: [UInt64] = []
             var missed = [Bool](repeating: false, count: devices.count)
-            for k in 0..<end where Int(batch[k].device.index) % workers == w {
-                let di = Int(batch[k].device.index)
+            for key in order {
+                let k = Int(truncatingIfNeeded: key & 0xFFFF_FFFF), di = Int(batch[k].device.index)
                 if !missed[di] {
                     guard devices[di].needsGeometry(batch[k].fix, catalog: catalog, policy: policy) else { continue }
                     missed[di] = true
@@ -62,7 +129,7 @@ final class StateShard: @unchecked Sendable {
             CellOrder.sort(&cells)
             ahead = GeometryAhead(order: cells, batch: batch, catalog: catalog, policy: policy)
         }
-        select(end, device: { Int(batch[$0].device.index) }, worker: w, of: workers, byDevice: byDevice)
+        groupByDevice()
         for (n, key) in order.enumerated() {
             // The records, and their geometry computed ahead, are read in an order of their own
             // (device by device): each is asked for some records ahead.
@@ -94,15 +161,16 @@ final class StateShard: @unchecked Sendable {
     /// How many records ahead a shard asks for a fix record and its geometry.
     static let recordsAhead = 16
 
-    /// Runs the sightings `batch[..<end]` of the devices numbered `w` modulo `workers` (device by
-    /// device when `byDevice`); they were checked, so none is refused. Their matching conditions are found first, all
-    /// together (`BeaconMatcher.matches(_:conditions:offsets:)`, whose probes overlap their waits for
-    /// memory).
-    func run(_ batch: [SightingRecord], end: Int, worker w: Int, of workers: Int, byDevice: Bool,
+    /// Runs the shard's sightings that `select` kept, those before `end` (device by device when they
+    /// have several each); they were checked, so none is refused. Their matching conditions are found
+    /// first, all together (`BeaconMatcher.matches(_:conditions:offsets:)`, whose probes overlap their
+    /// waits for memory).
+    func run(_ batch: [SightingRecord], end: Int,
              devices: UnsafeMutableBufferPointer<DeviceState>, catalog: ConditionCatalog, policy: MonitoringPolicy) {
         // The shard's sightings grouped by device, copied out of the batch in that order, so that
         // everything after reads them in sequence; only the copy reads the batch out of order.
-        select(end, device: { Int(batch[$0].device.index) }, worker: w, of: workers, byDevice: byDevice)
+        keep(before: end, of: batch)
+        groupByDevice()
         grouped.removeAll(keepingCapacity: true)
         identities.removeAll(keepingCapacity: true)
         matched.removeAll(keepingCapacity: true)
@@ -127,17 +195,6 @@ final class StateShard: @unchecked Sendable {
             }
         }
         putOutputsInRecordOrder()
-    }
-
-    /// Sets `order` to the items `0 ..< count` whose device is numbered `w` modulo `workers`, grouped
-    /// by device (each device's in ascending order) when `byDevice`, else ascending.
-    private func select(_ count: Int, device: (Int) -> Int, worker w: Int, of workers: Int, byDevice: Bool) {
-        order.removeAll(keepingCapacity: true)
-        for k in 0..<count {
-            let d = device(k)
-            if d % workers == w { order.append(UInt64(d) << 32 | UInt64(k)) }
-        }
-        if byDevice { CellOrder.sort(&order) }
     }
 
     /// Puts the events and authorization changes back in record order, as `merge` reads them; those

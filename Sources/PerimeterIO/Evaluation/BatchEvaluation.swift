@@ -94,14 +94,17 @@ public enum BatchEvaluation {
         }
 
         // The engine's number for each device, by the reader's number: no lookup by name per record.
-        var deviceIDs: [DeviceID?] = []
+        // Devices are named to the engine in the reader's order, which is the order of their first
+        // records, as the engine would meet them one record at a time.
+        var deviceIDs: [DeviceID] = []
+        func nameDevices(_ engine: inout MonitoringEngine) {
+            while deviceIDs.count < observations.deviceCount {
+                deviceIDs.append(engine.deviceID(observations.deviceName(Int32(deviceIDs.count))))
+            }
+        }
         func deviceID(number: Int32, _ engine: inout MonitoringEngine) -> DeviceID {
-            let n = Int(number)
-            if n >= deviceIDs.count { deviceIDs += repeatElement(nil, count: n + 1 - deviceIDs.count) }
-            if let id = deviceIDs[n] { return id }
-            let id = engine.deviceID(observations.deviceName(number))
-            deviceIDs[n] = id
-            return id
+            if Int(number) >= deviceIDs.count { nameDevices(&engine) }
+            return deviceIDs[Int(number)]
         }
 
         // Consecutive fixes, and consecutive sightings, go through the engine's batch paths (same
@@ -156,11 +159,26 @@ public enum BatchEvaluation {
                 pendingTexts.removeAll(keepingCapacity: true)
                 return
             }
+            nameDevices(&engine)
             try applyInBatches(pending, deviceNumber: \.deviceNumber, line: \.line, into: &batch, &engine, outputs: &outputs,
-                               record: { FixRecord(device: $1, fix: $0.fix, cause: $0.line) },
+                               records: { range, batch in
+                                   pending.withUnsafeBufferPointer { pending in
+                                       deviceIDs.withUnsafeBufferPointer { ids in
+                                           for p in pending[range] {
+                                               batch.append(FixRecord(device: ids[Int(p.deviceNumber)], fix: p.fix, cause: p.line))
+                                           }
+                                       }
+                                   }
+                               },
                                process: { records, engine, events throws(BatchProblem) in try engine.process(records, into: &events) })
             try applyInBatches(pendingSightings, deviceNumber: \.deviceNumber, line: \.line, into: &sightingBatch, &engine,
-                               outputs: &outputs, record: { SightingRecord(device: $1, sighting: $0.sighting, cause: $0.line) },
+                               outputs: &outputs,
+                               records: { range, batch in
+                                   for p in pendingSightings[range] {
+                                       batch.append(SightingRecord(device: deviceIDs[Int(p.deviceNumber)], sighting: p.sighting,
+                                                                   cause: p.line))
+                                   }
+                               },
                                process: { records, engine, events throws(BatchProblem) in try engine.process(records, into: &events) })
             pending.removeAll(keepingCapacity: true)
             pendingSightings.removeAll(keepingCapacity: true)
@@ -168,18 +186,19 @@ public enum BatchEvaluation {
         }
 
         /// Applies pending fixes or sightings through the engine's batch path, in batches cut at the
-        /// event budget (`batchEnd`), each record made by `record` with its device's identifier into
-        /// `batch` (kept from call to call for its capacity).
+        /// event budget (`batchEnd`), the records of each made by `records` (from the pending ones in
+        /// a range, every device already named to the engine) into `batch` (kept from call to call
+        /// for its capacity).
         func applyInBatches<Pending, Record>(
             _ pending: [Pending], deviceNumber: (Pending) -> Int32, line: (Pending) -> Int, into batch: inout [Record],
-            _ engine: inout MonitoringEngine, outputs: inout Outputs, record: (Pending, DeviceID) -> Record,
+            _ engine: inout MonitoringEngine, outputs: inout Outputs, records: (Range<Int>, inout [Record]) -> Void,
             process: ([Record], inout MonitoringEngine, inout [MonitorEvent]) throws(BatchProblem) -> Void
         ) throws(InputError) {
             var start = 0
             while start < pending.count {
                 let end = batchEnd(from: start, count: pending.count, deviceNumber: { deviceNumber(pending[$0]) }, &engine)
                 batch.removeAll(keepingCapacity: true)
-                for p in pending[start..<end] { batch.append(record(p, deviceID(number: deviceNumber(p), &engine))) }
+                records(start..<end, &batch)
                 let records = batch
                 try applyRejectingRefused(count: records.count, textsFrom: start, cause: { line(pending[start + $0]) }, &engine,
                                           outputs: &outputs) { from, engine, events throws(BatchProblem) in

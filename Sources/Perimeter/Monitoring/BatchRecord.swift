@@ -1,0 +1,57 @@
+/// What the engine's batch paths need of a record: its device and time, and whether the engine
+/// refuses its values (as `MonitoringEngine.process(_:device:cause:into:)` would).
+protocol BatchRecord: Sendable {
+    var device: DeviceID { get }
+    var time: Timestamp { get }
+    /// Why the engine refuses the record's values, if it does.
+    var problem: ObservationProblem? { get }
+}
+
+/// A fix of a batch for `MonitoringEngine.process(_:into:)`.
+public struct FixRecord: BatchRecord, Hashable {
+    public var device: DeviceID
+    public var fix: Fix
+    /// Written into the events the fix causes (its input line, or record index).
+    public var cause: Int
+
+    public init(device: DeviceID, fix: Fix, cause: Int) {
+        self.device = device
+        self.fix = fix
+        self.cause = cause
+    }
+
+    var time: Timestamp { fix.time }
+
+    var problem: ObservationProblem? {
+        do throws(ObservationProblem) {
+            try MonitoringEngine.validate(.fix(fix))
+            return nil
+        } catch {
+            return error
+        }
+    }
+}
+
+/// A sighting of a batch for `MonitoringEngine.process(_:into:)`.
+public struct SightingRecord: BatchRecord, Hashable {
+    public var device: DeviceID
+    public var sighting: BeaconSighting
+    /// Written into the events the sighting causes (its input line, or record index).
+    public var cause: Int
+
+    public init(device: DeviceID, sighting: BeaconSighting, cause: Int) {
+        self.device = device
+        self.sighting = sighting
+        self.cause = cause
+    }
+
+    var time: Timestamp { sighting.time }
+    var problem: ObservationProblem? { nil }
+}
+
+/// A record of a batch that was refused, and which one.
+public struct BatchProblem: Error, Sendable, Hashable {
+    /// Its position in the batch; the records before it were applied.
+    public var index: Int
+    public var problem: ObservationProblem
+}
