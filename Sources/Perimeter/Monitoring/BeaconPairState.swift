@@ -12,9 +12,10 @@ struct BeaconPairState {
 
 /// A min-queue of beacon exits by (due time, condition index), for one device.
 ///
-/// An entry is either one touched pair's exit — live only while it still equals the pair's `exitDue`
-/// (a later sighting pushes a new entry rather than moving the old one) — or the first exit timer of
-/// a whole range of untouched conditions, which share it because they share their start.
+/// An entry is either one touched pair's exit — live only while it still equals the pair's `exitDue`;
+/// a later sighting moves `exitDue` and leaves the entry, which the device moves when it comes due, so
+/// a pair has at most one entry — or the first exit timer of a whole range of untouched conditions,
+/// which share it because they share their start.
 ///
 /// A device's records come in time order and the exit timeout is one policy value, so its pairs'
 /// exits are pushed almost always in the order they fall due: those go to the back of a sorted run,
@@ -116,17 +117,5 @@ struct ExitQueue {
             heap.swapAt(parent, smallest)
             parent = smallest
         }
-    }
-
-    /// Drops stale entries once they outnumber live ones, so a beacon seen every second does not
-    /// grow the queue without bound. In place, without allocating: the survivors keep their arrays
-    /// (the run stays sorted), and the heap is rebuilt bottom-up.
-    mutating func compact(live: (Entry) -> Bool) {
-        run.removeSubrange(..<head)
-        head = 0
-        run.removeAll { !live($0) }
-        heap.removeAll { !live($0) }
-        for start in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(from: start) }
-        nextDue = first?.due ?? .distantFuture
     }
 }

@@ -20,19 +20,19 @@ extension DeviceState {
                 k = beaconEntries.count
                 beaconEntries.append(BeaconEntry(condition: i, pair: beaconBaseline(i, catalog: catalog)))
             }
+            // A pair with an exit due has one entry in the queue, at or before it: a sighting that
+            // moves the exit later leaves the entry, which moves when it comes due (`requeue`) —
+            // once per timeout, not once per sighting. An exit due at the end of time never fires,
+            // and is not queued.
+            if beaconEntries[k].pair.exitDue == .distantFuture && due != .distantFuture {
+                exits.push(.init(due: due, condition: i))
+            }
             beaconEntries[k].pair.exitDue = due
-            // An exit due at the end of time never fires; queued, it would stay live forever.
-            if due != .distantFuture { exits.push(.init(due: due, condition: i)) }
             if beaconEntries[k].pair.state != .satisfied {
                 beaconEntries[k].pair.state = .satisfied
                 emit(MonitorEvent(device: name, identifier: catalog.beaconIdentifier(i),
                                   state: .satisfied, date: sighting.time, refinement: sighting.identity, cause: cause),
                      policy: policy, events: &events)
-            }
-        }
-        if exits.count > 2 * beaconEntries.count + 64 {
-            exits.compact { [beaconEntries] entry in
-                entry.isRange || beaconEntries.contains { $0.condition == entry.condition && $0.pair.exitDue == entry.due }
             }
         }
     }
@@ -74,8 +74,10 @@ extension DeviceState {
             _ = exits.popFirst()
             if next.isRange {
                 ranges.append(next)
-            } else if isLive(next, catalog: catalog), exitsAtDue.last?.condition != next.condition {
-                exitsAtDue.append(next)  // in condition order, as the queue gives them; one per pair
+            } else if isLive(next, catalog: catalog) {
+                exitsAtDue.append(next)  // in condition order, as the queue gives them
+            } else {
+                requeue(next, catalog: catalog)
             }
         }
         var pending = exitsAtDue[...]
@@ -126,5 +128,14 @@ extension DeviceState {
         if entry.isRange { return true }
         guard !catalog.beaconRemoved[Int(entry.condition)] else { return false }
         return beaconEntries.contains { $0.condition == entry.condition && $0.pair.exitDue == entry.due }
+    }
+
+    /// Puts a popped entry that is not live back at its pair's exit, which sightings moved later
+    /// since it was queued; an entry of a removed condition is dropped.
+    mutating func requeue(_ entry: ExitQueue.Entry, catalog: ConditionCatalog) {
+        guard !entry.isRange, !catalog.beaconRemoved[Int(entry.condition)],
+              let due = beaconEntries.first(where: { $0.condition == entry.condition })?.pair.exitDue,
+              due != .distantFuture, due > entry.due else { return }
+        exits.push(.init(due: due, condition: entry.condition))
     }
 }

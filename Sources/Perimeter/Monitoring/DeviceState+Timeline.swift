@@ -63,13 +63,14 @@ extension DeviceState {
     }
 
     /// The due instant of the first live exit if it falls before `limit` (or at it, when `inclusive`),
-    /// popping the stale entries (moved by a later sighting, or of a removed condition) before it.
-    /// Entries not yet due stay, stale or not: which they are matters only once they are due, and
-    /// telling costs a look through the device's pairs.
+    /// moving the entries before it whose exits later sightings moved to where they are due now
+    /// (`requeue`), and dropping those of removed conditions. Entries not yet due stay: whether they
+    /// moved matters only once they are due, and telling costs a look through the device's pairs.
     private mutating func firstLiveExit(before limit: Timestamp, inclusive: Bool, catalog: ConditionCatalog) -> Timestamp? {
         while exits.nextDue < limit || (inclusive && exits.nextDue == limit), let next = exits.first {
             if isLive(next, catalog: catalog) { return next.due }
             _ = exits.popFirst()
+            requeue(next, catalog: catalog)
         }
         return nil
     }
