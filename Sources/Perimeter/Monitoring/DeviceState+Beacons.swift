@@ -74,10 +74,9 @@ extension DeviceState {
             _ = exits.popFirst()
             if next.isRange {
                 ranges.append(next)
-            } else if isLive(next, catalog: catalog) {
-                exitsAtDue.append(next)  // in condition order, as the queue gives them
             } else {
-                requeue(next, catalog: catalog)
+                let exit = currentExit(of: next, catalog: catalog)
+                if exit == due { exitsAtDue.append(next) } else { requeue(next, at: exit) }  // (live ones in condition order)
             }
         }
         var pending = exitsAtDue[...]
@@ -123,19 +122,19 @@ extension DeviceState {
              policy: policy, events: &events)
     }
 
-    /// Whether a queue entry still stands (a single pair's exit not since moved by a sighting).
-    func isLive(_ entry: ExitQueue.Entry, catalog: ConditionCatalog) -> Bool {
-        if entry.isRange { return true }
-        guard !catalog.beaconRemoved[Int(entry.condition)] else { return false }
-        return beaconEntries.contains { $0.condition == entry.condition && $0.pair.exitDue == entry.due }
+    /// The exit now due for a queue entry's pair: the entry's own instant if it is live, a later one if
+    /// sightings moved it since the entry was queued, `nil` if the pair has none (or its condition was
+    /// removed). A range entry is always live.
+    func currentExit(of entry: ExitQueue.Entry, catalog: ConditionCatalog) -> Timestamp? {
+        if entry.isRange { return entry.due }
+        guard !catalog.beaconRemoved[Int(entry.condition)] else { return nil }
+        return beaconEntries.first(where: { $0.condition == entry.condition })?.pair.exitDue
     }
 
-    /// Puts a popped entry that is not live back at its pair's exit, which sightings moved later
-    /// since it was queued; an entry of a removed condition is dropped.
-    mutating func requeue(_ entry: ExitQueue.Entry, catalog: ConditionCatalog) {
-        guard !entry.isRange, !catalog.beaconRemoved[Int(entry.condition)],
-              let due = beaconEntries.first(where: { $0.condition == entry.condition })?.pair.exitDue,
-              due != .distantFuture, due > entry.due else { return }
-        exits.push(.init(due: due, condition: entry.condition))
+    /// Queues a popped entry that is not live again at `exit`, its pair's exit (`currentExit`), when
+    /// that is a later instant; else drops it.
+    mutating func requeue(_ entry: ExitQueue.Entry, at exit: Timestamp?) {
+        guard let exit, exit != .distantFuture, exit > entry.due else { return }
+        exits.push(.init(due: exit, condition: entry.condition))
     }
 }

@@ -68,9 +68,10 @@ extension DeviceState {
     /// moved matters only once they are due, and telling costs a look through the device's pairs.
     private mutating func firstLiveExit(before limit: Timestamp, inclusive: Bool, catalog: ConditionCatalog) -> Timestamp? {
         while exits.nextDue < limit || (inclusive && exits.nextDue == limit), let next = exits.first {
-            if isLive(next, catalog: catalog) { return next.due }
+            let exit = currentExit(of: next, catalog: catalog)
+            if exit == next.due { return next.due }
             _ = exits.popFirst()
-            requeue(next, catalog: catalog)
+            requeue(next, at: exit)
         }
         return nil
     }
