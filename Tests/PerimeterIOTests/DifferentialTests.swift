@@ -284,6 +284,21 @@ enum T0 {
 /// The batch path computes geometry out of order (or only where anchors cannot answer); its events
 /// must equal one call per fix.
 @Suite struct BatchPathTests {
+    /// `steps` fixes of the devices `ids` taking turns, a round a second, each on a random walk from
+    /// `origin` of up to `stride` degrees of latitude (1.6 times that of longitude) per fix.
+    static func walks(_ ids: [DeviceID], steps: Int, from origin: Coordinate, stride: Double, rng: inout SplitMix64,
+                      accuracy: (inout SplitMix64) -> Double) -> [FixRecord] {
+        var positions = Array(repeating: origin, count: ids.count)
+        return (0..<steps).map { step in
+            let d = step % ids.count
+            positions[d].latitude += .random(in: -stride...stride, using: &rng)
+            positions[d].longitude += .random(in: -1.6 * stride...1.6 * stride, using: &rng)
+            let fix = Fix(time: T0.t.adding(TimeSpan(seconds: Double(step / ids.count))), coordinate: positions[d],
+                          horizontalAccuracy: accuracy(&rng))
+            return FixRecord(device: ids[d], fix: fix, cause: step)
+        }
+    }
+
     /// (Batches of 64 fixes from 50 devices run in record order; larger ones device by device.)
     @Test(arguments: [(1, 4096, false), (2, 20_000, false), (1, 4096, true), (2, 20_000, true), (1, 64, false)])
     func batchEqualsOneCallPerFix(threads: Int, chunk: Int, geometryFirst: Bool) throws {
@@ -310,15 +325,8 @@ enum T0 {
         batched.batchGeometryFirst = geometryFirst
         let ids = (0..<50).map { batched.deviceID("d\($0)") }
         _ = (0..<50).map { sequential.deviceID("d\($0)") }
-        var positions = Array(repeating: origin, count: 50)
-        var records: [FixRecord] = []
-        for step in 0..<20_000 {
-            let d = step % 50
-            positions[d].latitude += .random(in: -0.0005...0.0005, using: &rng)
-            positions[d].longitude += .random(in: -0.0008...0.0008, using: &rng)
-            let accuracy = [-1.0, 0, 8, 40, 90, 200].randomElement(using: &rng)!
-            records.append(FixRecord(device: ids[d], fix: Fix(time: T0.t.adding(TimeSpan(seconds: Double(step / 50))),
-                                                              coordinate: positions[d], horizontalAccuracy: accuracy), cause: step))
+        let records = Self.walks(ids, steps: 20_000, from: origin, stride: 0.0005, rng: &rng) { rng in
+            [-1.0, 0, 8, 40, 90, 200].randomElement(using: &rng)!
         }
         var expected: [MonitorEvent] = []
         for r in records { try sequential.process(.fix(r.fix), device: r.device, cause: r.cause, into: &expected) }
@@ -379,15 +387,7 @@ enum T0 {
         batched.batchThreads = 3
         let ids = (0..<48).map { batched.deviceID("d\($0)") }
         _ = (0..<48).map { sequential.deviceID("d\($0)") }
-        var positions = Array(repeating: origin, count: 48)
-        var records: [FixRecord] = []
-        for step in 0..<13_000 {
-            let d = step % 48
-            positions[d].latitude += .random(in: -0.001...0.001, using: &rng)
-            positions[d].longitude += .random(in: -0.0015...0.0015, using: &rng)
-            records.append(FixRecord(device: ids[d], fix: Fix(time: T0.t.adding(TimeSpan(seconds: Double(step / 48))),
-                                                              coordinate: positions[d], horizontalAccuracy: 10), cause: step))
-        }
+        var records = Self.walks(ids, steps: 13_000, from: origin, stride: 0.001, rng: &rng) { _ in 10 }
         // Devices 0, 1 and 2 modulo 3 are three shards' (13,000 fixes make three workers).
         #expect(records[outOfOrderAt].device.index % 3 != (badValueAt.map { records[$0].device.index % 3 } ?? -1))
         records[outOfOrderAt].fix.time = T0.t.adding(TimeSpan(seconds: -1))

@@ -162,22 +162,18 @@ public enum BatchEvaluation {
             nameDevices(&engine)
             try applyInBatches(pending, deviceNumber: \.deviceNumber, line: \.line, into: &batch, &engine, outputs: &outputs,
                                records: { range, batch in
-                                   pending.withUnsafeBufferPointer { pending in
-                                       deviceIDs.withUnsafeBufferPointer { ids in
-                                           for p in pending[range] {
-                                               batch.append(FixRecord(device: ids[Int(p.deviceNumber)], fix: p.fix, cause: p.line))
-                                           }
-                                       }
-                                   }
+                                   // (One append of a known count: no capacity check per record.)
+                                   batch.append(contentsOf: pending[range].lazy.map {
+                                       FixRecord(device: deviceIDs[Int($0.deviceNumber)], fix: $0.fix, cause: $0.line)
+                                   })
                                },
                                process: { records, engine, events throws(BatchProblem) in try engine.process(records, into: &events) })
             try applyInBatches(pendingSightings, deviceNumber: \.deviceNumber, line: \.line, into: &sightingBatch, &engine,
                                outputs: &outputs,
                                records: { range, batch in
-                                   for p in pendingSightings[range] {
-                                       batch.append(SightingRecord(device: deviceIDs[Int(p.deviceNumber)], sighting: p.sighting,
-                                                                   cause: p.line))
-                                   }
+                                   batch.append(contentsOf: pendingSightings[range].lazy.map {
+                                       SightingRecord(device: deviceIDs[Int($0.deviceNumber)], sighting: $0.sighting, cause: $0.line)
+                                   })
                                },
                                process: { records, engine, events throws(BatchProblem) in try engine.process(records, into: &events) })
             pending.removeAll(keepingCapacity: true)
