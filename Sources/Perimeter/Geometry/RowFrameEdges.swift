@@ -11,10 +11,11 @@ import Foundation
 /// checks). `load` reuses its arrays from row to row.
 struct RowFrameEdges {
     /// Per edge: its start's offset from (`originLongitude`, the row's latitude) in metres, its
-    /// extent in metres, and that extent's squared length.
+    /// extent in metres, and the reciprocal of that extent's squared length (0 for a point): a
+    /// multiplication per edge and cell where a division cost several times as much.
     private var startX: [Double] = [], startY: [Double] = []
     private var extentX: [Double] = [], extentY: [Double] = []
-    private var lengthSquared: [Double] = []
+    private var inverseLengthSquared: [Double] = []
     private var edges: [Double] = []
     private var latitude = 0.0
     private var originLongitude = 0.0
@@ -30,14 +31,15 @@ struct RowFrameEdges {
         kx = Geodesy.metresPerDegree * cos(latitude * Geodesy.radiansPerDegree)
         let count = edges.count / 4
         if startX.count != count {
-            for k in [\Self.startX, \.startY, \.extentX, \.extentY, \.lengthSquared] { self[keyPath: k] = [Double](repeating: 0, count: count) }
+            for k in [\Self.startX, \.startY, \.extentX, \.extentY, \.inverseLengthSquared] { self[keyPath: k] = [Double](repeating: 0, count: count) }
         }
         for e in 0..<count {
             let ax = (edges[4 * e] - originLongitude) * kx, ay = (edges[4 * e + 1] - latitude) * ky
             let dx = (edges[4 * e + 2] - edges[4 * e]) * kx, dy = (edges[4 * e + 3] - edges[4 * e + 1]) * ky
             startX[e] = ax; startY[e] = ay
             extentX[e] = dx; extentY[e] = dy
-            lengthSquared[e] = dx * dx + dy * dy
+            let l2 = dx * dx + dy * dy
+            inverseLengthSquared[e] = l2 > 0 ? 1 / l2 : 0
         }
     }
 
@@ -47,8 +49,8 @@ struct RowFrameEdges {
         let x = (longitude - originLongitude) * kx
         var best = Double.infinity, bestEdge = -1, bestT = 0.0
         for e in startX.indices {
-            let ax = startX[e] - x, ay = startY[e], dx = extentX[e], dy = extentY[e], l2 = lengthSquared[e]
-            let t = min(1, max(0, l2 > 0 ? -(ax * dx + ay * dy) / l2 : 0))
+            let ax = startX[e] - x, ay = startY[e], dx = extentX[e], dy = extentY[e]
+            let t = min(1, max(0, -(ax * dx + ay * dy) * inverseLengthSquared[e]))
             let px = ax + t * dx, py = ay + t * dy
             let d2 = px * px + py * py
             if d2 < best {

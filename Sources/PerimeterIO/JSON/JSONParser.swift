@@ -291,6 +291,8 @@ public struct JSONParser {
             position += 1
             return .array(elements)
         }
+        // Room for two at once: most arrays of a conditions file are positions, which grew twice.
+        elements.reserveCapacity(2)
         while true {
             skipWhitespace()
             elements.append(try parseValue(depth: depth + 1))
