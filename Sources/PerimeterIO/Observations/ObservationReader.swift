@@ -132,33 +132,20 @@ public struct ObservationReader: ~Copyable {
             shares[k].decode(unsafeBlock, ranges[k], format: format, columns: columns, known: known)
         }
 
-        // Merged in order, up to `limit` fixes: each share's new names numbered in turn, its fixes
-        // copied in one tight loop (no append, bounds check or branch on the name per fix).
         let firstLine = lines.lineNumber + 1
         var count = 0, consumed = block.count
-        for share in shares {
-            let taken = min(share.fixes.count, limit - count)
+        merge: for share in shares {
             let numbers = share.newNames.names.map { devices.number($0) }
-            let start = fixes.count
-            fixes.append(contentsOf: repeatElement(PlainFixRecord.unset, count: taken))
-            fixes.withUnsafeMutableBufferPointer { fixes in
-                share.fixes.withUnsafeBufferPointer { decoded in
-                    numbers.withUnsafeBufferPointer { numbers in
-                        for j in 0..<taken {
-                            var record = decoded[j]
-                            // (The share's k-th new name is numbered −1 − k: the bits of k flipped.)
-                            let n = record.deviceNumber
-                            record.deviceNumber = n >= 0 ? n : numbers[Int(~n)]
-                            record.line = firstLine + count + j
-                            fixes[start + j] = record
-                        }
-                    }
+            for j in share.fixes.indices {
+                guard count < limit else {
+                    consumed = share.lineStarts[j]
+                    break merge
                 }
-            }
-            count += taken
-            if taken < share.fixes.count {
-                consumed = share.lineStarts[taken]
-                break
+                var record = share.fixes[j]
+                if record.deviceNumber < 0 { record.deviceNumber = numbers[Int(-1 - record.deviceNumber)] }
+                record.line = firstLine + count
+                fixes.append(record)
+                count += 1
             }
             if let stop = share.stop {
                 consumed = stop

@@ -33,10 +33,6 @@ public struct PlainFixRecord: Sendable, Hashable {
         self.fix = fix
         self.line = line
     }
-
-    /// A placeholder for room that is written next.
-    static let unset = PlainFixRecord(deviceNumber: 0, fix: Fix(time: .distantPast, coordinate: Coordinate(latitude: 0, longitude: 0),
-                                                                horizontalAccuracy: -1), line: 0)
 }
 
 /// The two observation formats of SPEC §1.
