@@ -157,6 +157,61 @@ import Testing
         #expect(cut.bad.contains(#""accuracy\":53}"#))
     }
 
+    /// The shape of the largest run checked by hand (`Benchmarks/RESULTS.md`, "Tenth session": 10⁹
+    /// events, the same bytes on one thread and two) at a size a test can afford: devices that start
+    /// as fresh installs against conditions that start unknown, so that every start brings hundreds
+    /// of dropped events; a budget that cuts the first batches to a few devices each (run on one
+    /// shard), then batches of thousands of records from hundreds of devices (run on several); runs
+    /// of sightings and of fixes. One thread with whole batches, and two or three with cut ones,
+    /// write the same bytes.
+    @Test func threadsAndBudgetCutsWriteTheSameBytes() throws {
+        func engine(threads: Int) throws -> MonitoringEngine {
+            var policy = MonitoringPolicy()
+            policy.initialAuthorization = .notDetermined
+            var engine = MonitoringEngine(policy: policy)
+            engine.batchThreads = threads
+            for i in 0..<200 {
+                let centre = Coordinate(latitude: 48.80 + Double(i % 20) * 0.005, longitude: 2.30 + Double(i / 20) * 0.005)
+                try engine.add(.circle(try CircularGeographicCondition(center: centre, radius: 300)), identifier: "c\(i)")
+            }
+            let uuid = UUID(uuidString: "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0")!
+            for i in 0..<100 { try engine.add(.beacon(BeaconIdentityCondition(uuid: uuid, major: UInt16(i))), identifier: "b\(i)") }
+            return engine
+        }
+        var rng = SplitMix64(seed: 79)
+        var lines: [String] = []
+        for second in 0..<60 {
+            for d in 0..<600 {
+                let t = 1_772_352_000 + second
+                if (second / 20) % 2 == 1 {  // runs of 12,000: two shards each
+                    lines.append(#"{"type":"sighting","device":"d\#(d)","t":\#(t),"uuid":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0","major":\#(Int.random(in: 0..<150, using: &rng)),"minor":1,"rssi":-70}"#)
+                } else {
+                    let lat = 48.80 + .random(in: 0...0.1, using: &rng), lon = 2.30 + .random(in: 0...0.05, using: &rng)
+                    lines.append(#"{"type":"fix","device":"d\#(d)","t":\#(t),"lat":\#(lat),"lon":\#(lon),"accuracy":10}"#)
+                }
+            }
+        }
+        let input = try Fixture.write(lines.joined(separator: "\n") + "\n", named: "threads.jsonl")
+        func run(threads: Int, budget: Int) throws -> (EvaluationSummary, events: String) {
+            var engine = try engine(threads: threads)
+            var reader = try ObservationReader(path: input)
+            reader.threads = threads
+            let out = Fixture.temporaryPath("threads-events-\(threads).jsonl")
+            var outputs = BatchEvaluation.Outputs(events: try BufferedOutput(path: out))
+            let summary = try BatchEvaluation.run(engine: &engine, observations: &reader, outputs: &outputs, eventBudget: budget)
+            _ = consume outputs
+            return (summary, try String(contentsOfFile: out, encoding: .utf8))
+        }
+        let one = try run(threads: 1, budget: .max)
+        #expect(one.0.events > 600 * 300)
+        for threads in [2, 3] {
+            let cut = try run(threads: threads, budget: 3_000)
+            #expect(cut.0.largestWrite < one.0.largestWrite / 4)
+            #expect(cut.0.events == one.0.events)
+            #expect(cut.events == one.events)
+        }
+    }
+
     @Test func monitorActorYieldsTheSameEventsAndKeepsRecords() async throws {
         let monitor = try await Fixture.monitor("city/conditions.geojson", name: "city")
         let collector = Task { () -> [MonitorEvent] in
