@@ -107,16 +107,7 @@ import Testing
     /// devices' starts would pass the event budget — with the same events, and the same bad records
     /// with their texts, as in whole batches — so that the events held at once stay near the budget.
     @Test func batchesAreCutAtTheEventBudget() throws {
-        func engine() throws -> MonitoringEngine {
-            var engine = MonitoringEngine()
-            for i in 0..<300 {
-                let centre = Coordinate(latitude: 48.80 + Double(i % 20) * 0.005, longitude: 2.30 + Double(i / 20) * 0.005)
-                try engine.add(.circle(try CircularGeographicCondition(center: centre, radius: 300)), identifier: "c\(i)")
-            }
-            let uuid = UUID(uuidString: "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0")!
-            for i in 0..<30 { try engine.add(.beacon(BeaconIdentityCondition(uuid: uuid, major: UInt16(i))), identifier: "b\(i)") }
-            return engine
-        }
+        func engine() throws -> MonitoringEngine { try Self.gridEngine(circles: 300, beacons: 30) }
         var rng = SplitMix64(seed: 77)
         var lines: [String] = []
         for round in 0..<6 {
@@ -157,6 +148,19 @@ import Testing
         #expect(cut.bad.contains(#""accuracy\":53}"#))
     }
 
+    /// `circles` circles of 300 m on a grid 20 columns wide, 500-odd m apart, from (48.80, 2.30), and
+    /// `beacons` beacon conditions of one UUID with majors 0, 1, ….
+    static func gridEngine(circles: Int, beacons: Int, policy: MonitoringPolicy = MonitoringPolicy()) throws -> MonitoringEngine {
+        var engine = MonitoringEngine(policy: policy)
+        for i in 0..<circles {
+            let centre = Coordinate(latitude: 48.80 + Double(i % 20) * 0.005, longitude: 2.30 + Double(i / 20) * 0.005)
+            try engine.add(.circle(try CircularGeographicCondition(center: centre, radius: 300)), identifier: "c\(i)")
+        }
+        let uuid = UUID(uuidString: "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0")!
+        for i in 0..<beacons { try engine.add(.beacon(BeaconIdentityCondition(uuid: uuid, major: UInt16(i))), identifier: "b\(i)") }
+        return engine
+    }
+
     /// The shape of the largest run checked by hand (`Benchmarks/RESULTS.md`, "Tenth session": 10⁹
     /// events, the same bytes on one thread and two) at a size a test can afford: devices that start
     /// as fresh installs against conditions that start unknown, so that every start brings hundreds
@@ -168,14 +172,8 @@ import Testing
         func engine(threads: Int) throws -> MonitoringEngine {
             var policy = MonitoringPolicy()
             policy.initialAuthorization = .notDetermined
-            var engine = MonitoringEngine(policy: policy)
+            var engine = try Self.gridEngine(circles: 200, beacons: 100, policy: policy)
             engine.batchThreads = threads
-            for i in 0..<200 {
-                let centre = Coordinate(latitude: 48.80 + Double(i % 20) * 0.005, longitude: 2.30 + Double(i / 20) * 0.005)
-                try engine.add(.circle(try CircularGeographicCondition(center: centre, radius: 300)), identifier: "c\(i)")
-            }
-            let uuid = UUID(uuidString: "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0")!
-            for i in 0..<100 { try engine.add(.beacon(BeaconIdentityCondition(uuid: uuid, major: UInt16(i))), identifier: "b\(i)") }
             return engine
         }
         var rng = SplitMix64(seed: 79)
