@@ -313,7 +313,6 @@ public struct MonitoringEngine: Sendable {
     /// merge whose cost follows the values, not the batch's records, most of which have none.
     static func mergeByRecord<Value>(_ lists: [[Value]], _ records: [[Int32]], into merged: inout [Value]) {
         var next = [Int](repeating: 0, count: lists.count)
-        merged.reserveCapacity(merged.count + lists.reduce(0) { $0 + $1.count })
         while true {
             // The list whose next value has the lowest record takes that record's values.
             var from = -1, record = Int32.max

@@ -122,19 +122,18 @@ public enum BatchEvaluation {
 
         /// Where the batch of the pending records from `start` ends: before the first record whose
         /// device's start would take the batch's start events past the budget (each device counted
-        /// once), and after at least one record.
+        /// once), and after at least one record. Every pending record's device is named already.
         var budgetMarks: [UInt32] = [], budgetMark: UInt32 = 0
         func batchEnd(from start: Int, count: Int, deviceNumber: (Int) -> Int32, _ engine: inout MonitoringEngine) -> Int {
             guard engine.hasStartEvents else { return count }
             budgetMark &+= 1
+            if budgetMarks.count < deviceIDs.count { budgetMarks += repeatElement(0, count: deviceIDs.count - budgetMarks.count) }
             var events = 0
             for k in start..<count {
                 let n = Int(deviceNumber(k))
-                if n >= budgetMarks.count { budgetMarks += repeatElement(0, count: n + 1 - budgetMarks.count) }
                 guard budgetMarks[n] != budgetMark else { continue }
                 budgetMarks[n] = budgetMark
-                let id = deviceID(number: Int32(n), &engine)  // (first: it may add the device)
-                events += engine.startEventBound(id)
+                events += engine.startEventBound(deviceIDs[n])
                 if events > eventBudget && k > start { return k }
             }
             return count
