@@ -9,7 +9,8 @@
 // (accuracy margins, per-device state machines, events), whose JSON line carries the stateless
 // containment hash (computed in a separate pass) so that the comparison still checks agreement;
 // in batches by default, one record at a time with --per-point, and --geometry first|lazy to fix
-// how the batch path gets its geometry. The line also gives fixes answered by anchors.
+// how the batch path gets its geometry. The line also gives fixes answered by anchors, and fixes
+// whose geometry a batch computed on their turn rather than ahead (`late`).
 import Foundation
 import Perimeter
 import PerimeterIO
@@ -274,6 +275,7 @@ var best = Double.infinity
 var records = 0
 var events = 0
 var anchored = 0
+var late = 0
 
 if baseMode == "beacons" {
     let uuids = uuids(work)
@@ -378,6 +380,7 @@ if baseMode == "beacons" {
             events += out.count
             best = min(best, seconds(clock.now - start))
             anchored = e.fixesAnsweredByAnchor
+            late = e.fixesMissedByGeometryAhead
         }
     }
 }
@@ -386,5 +389,5 @@ var line = "{\"peer\":\"Perimeter\",\"mode\":\"\(mode)\""
 if let name { line += ",\"name\":\"\(name)\"" }
 line += ",\"fixes\":\(records),\"conditions\":\(conditions.count),\"seconds\":\(best),\"build_seconds\":\(buildSeconds)"
 line += ",\"containments\":\(containments),\"hash\":\(hash),\"condition_bytes\":\(conditionBytes)"
-if stateful { line += ",\"events\":\(events),\"anchored\":\(anchored)" }
+if stateful { line += ",\"events\":\(events),\"anchored\":\(anchored),\"late\":\(late)" }
 print(line + "}")

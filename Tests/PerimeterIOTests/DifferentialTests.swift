@@ -284,6 +284,28 @@ enum T0 {
 /// The batch path computes geometry out of order (or only where anchors cannot answer); its events
 /// must equal one call per fix.
 @Suite struct BatchPathTests {
+    static let paris = Coordinate(latitude: 48.85, longitude: 2.35)
+
+    /// 300 conditions round Paris: circles starting in a random state, and small star-shaped polygons.
+    static func parisEngine(confirmation: Double, rng: inout SplitMix64) throws -> MonitoringEngine {
+        var policy = MonitoringPolicy()
+        policy.confirmation = confirmation
+        var engine = MonitoringEngine(policy: policy)
+        for i in 0..<300 {
+            let c = Coordinate(latitude: paris.latitude + .random(in: -0.02...0.02, using: &rng),
+                               longitude: paris.longitude + .random(in: -0.03...0.03, using: &rng))
+            if i % 2 == 0 {
+                try engine.add(.circle(CircularGeographicCondition(center: c, radius: .random(in: 30...400, using: &rng))), identifier: "c\(i)",
+                               assuming: [.unknown, .satisfied, .unsatisfied].randomElement(using: &rng)!)
+            } else {
+                let polygon = PolygonLocatorTests.spiky(Int.random(in: 8...30, using: &rng), centre: c,
+                                                        radius: .random(in: 0.0005...0.004, using: &rng), rng: &rng)
+                try engine.add(.polygon(PolygonalGeographicCondition(polygons: [polygon])), identifier: "p\(i)")
+            }
+        }
+        return engine
+    }
+
     /// `steps` fixes of the devices `ids` taking turns, a round a second, each on a random walk from
     /// `origin` of up to `stride` degrees of latitude (1.6 times that of longitude) per fix.
     static func walks(_ ids: [DeviceID], steps: Int, from origin: Coordinate, stride: Double, rng: inout SplitMix64,
@@ -303,22 +325,8 @@ enum T0 {
     @Test(arguments: [(1, 4096, false), (2, 20_000, false), (1, 4096, true), (2, 20_000, true), (1, 64, false)])
     func batchEqualsOneCallPerFix(threads: Int, chunk: Int, geometryFirst: Bool) throws {
         var rng = SplitMix64(seed: 77)
-        var policy = MonitoringPolicy()
-        policy.confirmation = 3
-        var engine = MonitoringEngine(policy: policy)
-        let origin = Coordinate(latitude: 48.85, longitude: 2.35)
-        for i in 0..<300 {
-            let c = Coordinate(latitude: origin.latitude + .random(in: -0.02...0.02, using: &rng),
-                               longitude: origin.longitude + .random(in: -0.03...0.03, using: &rng))
-            if i % 2 == 0 {
-                try engine.add(.circle(CircularGeographicCondition(center: c, radius: .random(in: 30...400, using: &rng))), identifier: "c\(i)",
-                               assuming: [.unknown, .satisfied, .unsatisfied].randomElement(using: &rng)!)
-            } else {
-                let polygon = PolygonLocatorTests.spiky(Int.random(in: 8...30, using: &rng), centre: c,
-                                                        radius: .random(in: 0.0005...0.004, using: &rng), rng: &rng)
-                try engine.add(.polygon(PolygonalGeographicCondition(polygons: [polygon])), identifier: "p\(i)")
-            }
-        }
+        let engine = try Self.parisEngine(confirmation: 3, rng: &rng)
+        let origin = Self.paris
         var sequential = engine
         var batched = engine
         batched.batchThreads = threads

@@ -56,6 +56,21 @@ struct FixAnchor {
         return moved < allowance
     }
 
+    /// The least budget an anchor can have: `FixAnchorBuilder` keeps own-side distances of at least 0
+    /// and other-side ones of at most the margin (a circle's measured to within a micrometre), so a
+    /// fix with margin `m` leaves no valid anchor with less than −m (a millimetre more for rounding).
+    @inline(__always)
+    static func leastBudget(margin m: Double) -> Double { -(m + 1e-3) }
+
+    /// The least anchor a fix at `c` with margin `m` can leave, whatever its pairs' states: a later
+    /// fix it answers is answered by the fix's real anchor too, if that is valid.
+    static func least(at c: Coordinate, margin m: Double) -> FixAnchor {
+        FixAnchor(coordinate: c, budget: leastBudget(margin: m))
+    }
+
+    /// A placeholder that answers nothing.
+    static let none = FixAnchor(coordinate: Coordinate(latitude: 0, longitude: 0), budget: -.infinity, cosLatitude: 1)
+
     /// `Geodesy.shortDistanceScale`²: metres² per unit of the bound in `holds`.
     private static let chordScaleSquared = Geodesy.shortDistanceScale * Geodesy.shortDistanceScale
 

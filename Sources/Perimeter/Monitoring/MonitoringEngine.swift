@@ -207,9 +207,8 @@ public struct MonitoringEngine: Sendable {
     /// Faster for large batches: devices are split into shards (by number), one per thread, each
     /// running its devices' fixes in record order, and the events are merged back in record order.
     /// A fix that its device's anchor (`FixAnchor`) proves changes nothing needs no geometry. When the
-    /// polygons' data outgrows the cache, a shard first computes the geometry of its fixes (from each
-    /// device's first that its anchor cannot answer) in an order that keeps fixes of the same place
-    /// together (`batchGeometryFirst`). A refused fix stops the batch there, as sequential calls would.
+    /// polygons' data outgrows the cache, a shard first computes the geometry of the fixes that may
+    /// need it in an order that keeps fixes of the same place together (`batchGeometryFirst`). A refused fix stops the batch there, as sequential calls would.
     public mutating func process(_ batch: [FixRecord], into events: inout [MonitorEvent]) throws(BatchProblem) {
         catalog.prepareIndex(threads: batchThreads)
         // 1. The shards' records, up to the first refused fix (bad values, or older than its device's
@@ -229,6 +228,7 @@ public struct MonitoringEngine: Sendable {
         // 3. Merge in record order.
         merge(shards, into: &events)
         fixesAnsweredByAnchor += shards.reduce(0) { $0 + $1.fixesAnsweredByAnchor }
+        fixesMissedByGeometryAhead += shards.reduce(0) { $0 + $1.fixesMissedByGeometryAhead }
         if let refused { throw refused }
     }
 
@@ -336,10 +336,17 @@ public struct MonitoringEngine: Sendable {
     /// change no geographic pair (`FixAnchor`), or no geographic condition is monitored.
     public private(set) var fixesAnsweredByAnchor = 0
 
-    /// Whether the batch path computes its fixes' geometry ahead in cell order (`true`: every fix from
-    /// each device's first that its anchor cannot answer) or each fix's only when its anchor cannot
-    /// answer (`false`); `nil` chooses by the size of the polygon data (for benchmarks and tests: the
-    /// events are the same either way).
+    /// Fixes of batches computing geometry ahead (`batchGeometryFirst`) that needed geometry the
+    /// batch had not computed, so that it was computed on their turn instead: slower, same events.
+    /// Rare unless pairs wait for confirmation (an anchor is then invalid, which the choice of fixes
+    /// does not foresee).
+    public private(set) var fixesMissedByGeometryAhead = 0
+
+    /// Whether the batch path computes its fixes' geometry ahead in cell order (`true`: the fixes
+    /// from each device's first that its anchor cannot answer, less those that any anchor the fix
+    /// before could leave would answer) or each fix's only when its anchor cannot answer (`false`);
+    /// `nil` chooses by the size of the polygon data (for benchmarks and tests: the events are the
+    /// same either way).
     public var batchGeometryFirst: Bool?
 
     /// Threads the batch path may use (1: the caller's thread only): for the state machines, sharded

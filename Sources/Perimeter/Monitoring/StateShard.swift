@@ -18,6 +18,7 @@ final class StateShard: @unchecked Sendable {
     @exclusivity(unchecked) var changes: [AuthorizationChange] = []
     @exclusivity(unchecked) var changeRecords: [Int32] = []
     @exclusivity(unchecked) var fixesAnsweredByAnchor = 0
+    @exclusivity(unchecked) var fixesMissedByGeometryAhead = 0
     /// The first of the shard's records that `select` refused, if any (its position and problem).
     @exclusivity(unchecked) private(set) var refusal: BatchProblem?
     /// The latest time among the records the shard ran.
@@ -32,6 +33,11 @@ final class StateShard: @unchecked Sendable {
     /// The order records are run in: (device << 32 | position), sorted; reused for putting the
     /// outputs back in record order.
     @exclusivity(unchecked) private var order: [UInt64] = []
+    /// Per device (by number), the last fix `geometryAhead` chose, as the least anchor it can leave;
+    /// valid where `chosenStamp` is this batch's `stamp` (so that nothing is cleared per batch).
+    @exclusivity(unchecked) private var chosen: [FixAnchor] = []
+    @exclusivity(unchecked) private var chosenStamp: [UInt32] = []
+    @exclusivity(unchecked) private var stamp: UInt32 = 0
 
     /// Clears the outputs for the next batch, keeping every array's capacity.
     func empty() {
@@ -40,6 +46,7 @@ final class StateShard: @unchecked Sendable {
         changes.removeAll(keepingCapacity: true)
         changeRecords.removeAll(keepingCapacity: true)
         fixesAnsweredByAnchor = 0
+        fixesMissedByGeometryAhead = 0
         refusal = nil
         latestTime = nil
         deviceCount = 0
@@ -105,30 +112,15 @@ final class StateShard: @unchecked Sendable {
     /// Runs the shard's fixes that `select` kept, those before `end` (device by device when they
     /// have several each); they were checked, so none is refused.
     ///
-    /// - Parameter geometryFirst: compute every fix's geometry ahead, in cell order, rather than each
-    ///   fix's when its anchor cannot answer: worth it when polygon data is too large for the cache
+    /// - Parameter geometryFirst: compute the geometry of the fixes that may need it ahead, in cell
+    ///   order (`geometryAhead`), rather than each fix's when its anchor cannot answer: worth it when polygon data is too large for the cache
     ///   (random access to it costs more than the fixes the anchors spare).
     func run(_ batch: [FixRecord], end: Int, geometryFirst: Bool,
              devices: UnsafeMutableBufferPointer<DeviceState>, catalog: ConditionCatalog, policy: MonitoringPolicy) {
         var scratch = EvaluationScratch()
         var ahead: GeometryAhead?
         keep(before: end, of: batch)
-        if geometryFirst {
-            // Each device's fixes up to its first that its anchor cannot answer need no geometry (the
-            // anchor stands until then); the rest may.
-            var cells: [UInt64] = []
-            var missed = [Bool](repeating: false, count: devices.count)
-            for key in order {
-                let k = Int(truncatingIfNeeded: key & 0xFFFF_FFFF), di = Int(batch[k].device.index)
-                if !missed[di] {
-                    guard devices[di].needsGeometry(batch[k].fix, catalog: catalog, policy: policy) else { continue }
-                    missed[di] = true
-                }
-                cells.append(UInt64(catalog.coverGrid.sortKey(batch[k].fix.coordinate)) << 32 | UInt64(k))
-            }
-            CellOrder.sort(&cells)
-            ahead = GeometryAhead(order: cells, batch: batch, catalog: catalog, policy: policy)
-        }
+        if geometryFirst { ahead = geometryAhead(batch, devices: devices, catalog: catalog, policy: policy) }
         groupByDevice()
         for (n, key) in order.enumerated() {
             // The records, and their geometry computed ahead, are read in an order of their own
@@ -150,12 +142,53 @@ final class StateShard: @unchecked Sendable {
             let fix = batch[k].fix
             let needsGeometry = devices[Int(batch[k].device.index)].needsGeometry(fix, catalog: catalog, policy: policy)
             if !needsGeometry && fix.isValid { fixesAnsweredByAnchor += 1 }
-            // (A fix needing geometry always has it ahead; were it missing, it is computed here.)
+            // (A fix needing geometry nearly always has it ahead; when it is missing, it is computed here.)
             let readingsReady = needsGeometry && ahead?.load(k, into: &scratch) == true
+            if needsGeometry && ahead != nil && !readingsReady { fixesMissedByGeometryAhead += 1 }
             apply(k, batch, devices: devices, catalog: catalog, policy: policy, scratch: &scratch,
                   needsGeometry: needsGeometry, readingsReady: readingsReady)
         }
         putOutputsInRecordOrder()
+    }
+
+    /// The geometry of the shard's fixes that may need it, computed in cell order.
+    ///
+    /// A device's fixes up to its first that its anchor cannot answer need none: the anchor stands
+    /// until then. That fix leaves an anchor of its own, not known until the fix is applied, but
+    /// never with less than `FixAnchor.leastBudget` to spare; a later fix that even so small an
+    /// anchor would answer is given no geometry. The rest are measured from the last fix chosen.
+    /// Should a fix then need geometry after all (an anchor left invalid by a pending or unknown
+    /// pair, or a chosen fix that its predecessor's anchor answered), it is computed on its turn:
+    /// slower, never different.
+    private func geometryAhead(_ batch: [FixRecord], devices: UnsafeMutableBufferPointer<DeviceState>,
+                               catalog: ConditionCatalog, policy: MonitoringPolicy) -> GeometryAhead {
+        if chosenStamp.count < devices.count {
+            chosen.append(contentsOf: repeatElement(FixAnchor.none, count: devices.count - chosen.count))
+            chosenStamp.append(contentsOf: repeatElement(0, count: devices.count - chosenStamp.count))
+        }
+        stamp &+= 1
+        if stamp == 0 {
+            for di in chosenStamp.indices { chosenStamp[di] = 0 }
+            stamp = 1
+        }
+        var cells: [UInt64] = []
+        for key in order {
+            let k = Int(truncatingIfNeeded: key & 0xFFFF_FFFF), di = Int(batch[k].device.index)
+            let fix = batch[k].fix
+            if chosenStamp[di] == stamp {
+                guard fix.isValid else { continue }
+                let margin = policy.margin(for: fix)
+                if chosen[di].holds(at: fix.coordinate, margin: margin) { continue }
+                chosen[di] = FixAnchor.least(at: fix.coordinate, margin: margin)
+            } else {
+                guard devices[di].needsGeometry(fix, catalog: catalog, policy: policy) else { continue }
+                chosenStamp[di] = stamp
+                chosen[di] = FixAnchor.least(at: fix.coordinate, margin: policy.margin(for: fix))
+            }
+            cells.append(UInt64(catalog.coverGrid.sortKey(fix.coordinate)) << 32 | UInt64(k))
+        }
+        CellOrder.sort(&cells)
+        return GeometryAhead(order: cells, batch: batch, catalog: catalog, policy: policy)
     }
 
     /// How many records ahead a shard asks for a fix record and its geometry.
