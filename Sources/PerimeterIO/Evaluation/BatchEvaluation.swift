@@ -29,8 +29,11 @@ public enum BatchEvaluation {
         }
     }
 
-    /// Fixes handed to the engine's batch path at once.
-    static let batchSize = 65536
+    /// Fixes handed to the engine's batch path at once. Larger batches give each shard more fixes of
+    /// the same place to compute geometry for together (10M CSV fixes, 20k conditions, two cores:
+    /// 6.6 s at 2¹⁶, 6.0 s at 2¹⁷, 5.8 s at 2¹⁸, 5.8 s at 2¹⁹), for about 330 bytes a record held
+    /// (peak RSS 168 → 233 MB from 2¹⁶ to 2¹⁸).
+    static let batchSize = 1 << 18
     /// Fewer pending records than this are applied one at a time.
     static let smallestBatch = 64
     /// Batches of at least this many events are encoded in parallel.
