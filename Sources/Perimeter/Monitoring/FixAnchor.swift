@@ -27,7 +27,7 @@ struct FixAnchor {
     /// Metres a later fix may stray beyond λ × its own margin.
     let budget: Double
     /// cos(latitude) of the anchor, for the quick bound in `holds`.
-    private let cosLatitude: Double
+    let cosLatitude: Double
 
     /// - Parameter cosLatitude: cos of the coordinate's latitude, if the caller has it already.
     init(coordinate: Coordinate, budget: Double, cosLatitude: Double? = nil) {
@@ -64,8 +64,23 @@ struct FixAnchor {
 
     /// The least anchor a fix at `c` with margin `m` can leave, whatever its pairs' states: a later
     /// fix it answers is answered by the fix's real anchor too, if that is valid.
-    static func least(at c: Coordinate, margin m: Double) -> FixAnchor {
-        FixAnchor(coordinate: c, budget: leastBudget(margin: m))
+    /// - Parameter cosLatitude: cos of the latitude of `c` or of a point near it, when known: for
+    ///   `roughlyHolds`, which only guesses, a nearby point's is as good and spares a cosine.
+    @inline(__always)
+    static func least(at c: Coordinate, margin m: Double, cosLatitude: Double? = nil) -> FixAnchor {
+        FixAnchor(coordinate: c, budget: leastBudget(margin: m), cosLatitude: cosLatitude)
+    }
+
+    /// A guess at `holds(at:margin:)` for choosing work ahead, never for an answer: the quick bound
+    /// alone, without the haversine for the fixes it cannot place (taken as not held).
+    @inline(__always)
+    func roughlyHolds(at c: Coordinate, margin m: Double) -> Bool {
+        let limit = Self.marginShare * m + budget - 1e-6
+        guard limit > 0 else { return false }
+        let dPhi = (c.latitude - coordinate.latitude) * Geodesy.radiansPerDegree
+        let dLambda = (c.longitude - coordinate.longitude) * Geodesy.radiansPerDegree
+        let bound = Geodesy.shortDistanceSquare(dPhi: dPhi, dLambda: dLambda, cosLatitude: cosLatitude)
+        return bound <= 1e-4 && bound * Self.chordScaleSquared < limit * limit
     }
 
     /// A placeholder that answers nothing.

@@ -156,7 +156,8 @@ final class StateShard: @unchecked Sendable {
     /// A device's fixes up to its first that its anchor cannot answer need none: the anchor stands
     /// until then. That fix leaves an anchor of its own, not known until the fix is applied, but
     /// never with less than `FixAnchor.leastBudget` to spare; a later fix that even so small an
-    /// anchor would answer is given no geometry. The rest are measured from the last fix chosen.
+    /// anchor would answer is given no geometry. The rest are measured from the last fix chosen,
+    /// roughly (`FixAnchor.roughlyHolds`).
     /// Should a fix then need geometry after all (an anchor left invalid by a pending or unknown
     /// pair, or a chosen fix that its predecessor's anchor answered), it is computed on its turn:
     /// slower, never different.
@@ -177,13 +178,16 @@ final class StateShard: @unchecked Sendable {
             let fix = batch[k].fix
             if chosenStamp[di] == stamp {
                 guard fix.isValid else { continue }
-                let margin = policy.margin(for: fix)
-                if chosen[di].holds(at: fix.coordinate, margin: margin) { continue }
-                chosen[di] = FixAnchor.least(at: fix.coordinate, margin: margin)
+                let margin = policy.margin(for: fix), last = chosen[di]
+                if last.roughlyHolds(at: fix.coordinate, margin: margin) { continue }
+                chosen[di] = FixAnchor.least(at: fix.coordinate, margin: margin, cosLatitude: last.cosLatitude)
             } else {
-                guard devices[di].needsGeometry(fix, catalog: catalog, policy: policy) else { continue }
+                // (Through a pointer: `devices[di].needsGeometry` copied the whole state.)
+                let device = devices.baseAddress! + di
+                guard device.pointee.needsGeometry(fix, catalog: catalog, policy: policy) else { continue }
                 chosenStamp[di] = stamp
-                chosen[di] = FixAnchor.least(at: fix.coordinate, margin: policy.margin(for: fix))
+                chosen[di] = FixAnchor.least(at: fix.coordinate, margin: policy.margin(for: fix),
+                                             cosLatitude: device.pointee.anchor?.cosLatitude)
             }
             cells.append(UInt64(catalog.coverGrid.sortKey(fix.coordinate)) << 32 | UInt64(k))
         }
