@@ -36,6 +36,8 @@ public enum BatchEvaluation {
     static let batchSize = 1 << 18
     /// Fewer pending records than this are applied one at a time.
     static let smallestBatch = 64
+    /// Batches of at least this many records are made in parallel.
+    static let parallelRecords = 4096
     /// Batches of at least this many events are encoded in parallel.
     static let parallelEncoding = 256
     /// About how many events a batch may hold before they are written: a batch is cut where the
@@ -162,21 +164,13 @@ public enum BatchEvaluation {
                 return
             }
             nameDevices(&engine)
+            let ids = deviceIDs
             try applyInBatches(pending, deviceNumber: \.deviceNumber, line: \.line, into: &batch, &engine, outputs: &outputs,
-                               records: { range, batch in
-                                   // (One append of a known count: no capacity check per record.)
-                                   batch.append(contentsOf: pending[range].lazy.map {
-                                       FixRecord(device: deviceIDs[Int($0.deviceNumber)], fix: $0.fix, cause: $0.line)
-                                   })
-                               },
+                               record: { FixRecord(device: ids[Int($0.deviceNumber)], fix: $0.fix, cause: $0.line) },
                                process: { records, engine, events throws(BatchProblem) in try engine.process(records, into: &events) })
             try applyInBatches(pendingSightings, deviceNumber: \.deviceNumber, line: \.line, into: &sightingBatch, &engine,
                                outputs: &outputs,
-                               records: { range, batch in
-                                   batch.append(contentsOf: pendingSightings[range].lazy.map {
-                                       SightingRecord(device: deviceIDs[Int($0.deviceNumber)], sighting: $0.sighting, cause: $0.line)
-                                   })
-                               },
+                               record: { SightingRecord(device: ids[Int($0.deviceNumber)], sighting: $0.sighting, cause: $0.line) },
                                process: { records, engine, events throws(BatchProblem) in try engine.process(records, into: &events) })
             pending.removeAll(keepingCapacity: true)
             pendingSightings.removeAll(keepingCapacity: true)
@@ -184,25 +178,44 @@ public enum BatchEvaluation {
         }
 
         /// Applies pending fixes or sightings through the engine's batch path, in batches cut at the
-        /// event budget (`batchEnd`), the records of each made by `records` (from the pending ones in
-        /// a range, every device already named to the engine) into `batch` (kept from call to call
-        /// for its capacity).
+        /// event budget (`batchEnd`), each record made by `record` from a pending one (every device
+        /// already named to the engine) into `batch` (kept from call to call for its capacity).
         func applyInBatches<Pending, Record>(
             _ pending: [Pending], deviceNumber: (Pending) -> Int32, line: (Pending) -> Int, into batch: inout [Record],
-            _ engine: inout MonitoringEngine, outputs: inout Outputs, records: (Range<Int>, inout [Record]) -> Void,
+            _ engine: inout MonitoringEngine, outputs: inout Outputs, record: @escaping (Pending) -> Record,
             process: ([Record], inout MonitoringEngine, inout [MonitorEvent]) throws(BatchProblem) -> Void
         ) throws(InputError) {
             var start = 0
             while start < pending.count {
                 let end = batchEnd(from: start, count: pending.count, deviceNumber: { deviceNumber(pending[$0]) }, &engine)
-                batch.removeAll(keepingCapacity: true)
-                records(start..<end, &batch)
+                fill(&batch, from: pending, start..<end, record)
                 let records = batch
                 try applyRejectingRefused(count: records.count, textsFrom: start, cause: { line(pending[start + $0]) }, &engine,
                                           outputs: &outputs) { from, engine, events throws(BatchProblem) in
                     try process(from == 0 ? records : Array(records[from...]), &engine, &events)
                 }
                 start = end
+            }
+        }
+
+        /// Sets `batch` to the records `record` makes of `pending[range]`, made in parallel chunks for a
+        /// large batch (a serial part of every batch otherwise). The array keeps its size from batch
+        /// to batch where it can, so that the records are written in place, without a first pass.
+        func fill<Pending, Record>(_ batch: inout [Record], from pending: [Pending], _ range: Range<Int>,
+                                   _ record: @escaping (Pending) -> Record) {
+            let n = range.count
+            if batch.count > n {
+                batch.removeLast(batch.count - n)
+            } else if batch.count < n {
+                batch.append(contentsOf: repeatElement(record(pending[range.lowerBound]), count: n - batch.count))
+            }
+            let chunks = n >= Self.parallelRecords ? threads : 1
+            batch.withUnsafeMutableBufferPointer { out in
+                // (Each chunk writes its own part of `out` and only reads the rest.)
+                nonisolated(unsafe) let out = out, pending = pending, record = record
+                DispatchQueue.concurrentPerform(iterations: chunks) { k in
+                    for j in n * k / chunks ..< n * (k + 1) / chunks { out[j] = record(pending[range.lowerBound + j]) }
+                }
             }
         }
 
