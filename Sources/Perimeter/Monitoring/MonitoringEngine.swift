@@ -208,7 +208,8 @@ public struct MonitoringEngine: Sendable {
     /// running its devices' fixes in record order, and the events are merged back in record order.
     /// A fix that its device's anchor (`FixAnchor`) proves changes nothing needs no geometry. When the
     /// polygons' data outgrows the cache, a shard first computes the geometry of the fixes that may
-    /// need it in an order that keeps fixes of the same place together (`batchGeometryFirst`). A refused fix stops the batch there, as sequential calls would.
+    /// need it in an order that keeps fixes of the same place together (`batchGeometryFirst`). A
+    /// refused fix stops the batch there, as sequential calls would.
     public mutating func process(_ batch: [FixRecord], into events: inout [MonitorEvent]) throws(BatchProblem) {
         catalog.prepareIndex(threads: batchThreads)
         // 1. The shards' records, up to the first refused fix (bad values, or older than its device's

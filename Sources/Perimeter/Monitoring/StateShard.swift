@@ -113,8 +113,9 @@ final class StateShard: @unchecked Sendable {
     /// have several each); they were checked, so none is refused.
     ///
     /// - Parameter geometryFirst: compute the geometry of the fixes that may need it ahead, in cell
-    ///   order (`geometryAhead`), rather than each fix's when its anchor cannot answer: worth it when polygon data is too large for the cache
-    ///   (random access to it costs more than the fixes the anchors spare).
+    ///   order (`geometryAhead`), rather than each fix's when its anchor cannot answer: worth it when
+    ///   polygon data is too large for the cache (random access to it costs more than the fixes the
+    ///   anchors spare).
     func run(_ batch: [FixRecord], end: Int, geometryFirst: Bool,
              devices: UnsafeMutableBufferPointer<DeviceState>, catalog: ConditionCatalog, policy: MonitoringPolicy) {
         var scratch = EvaluationScratch()
@@ -142,7 +143,7 @@ final class StateShard: @unchecked Sendable {
             let fix = batch[k].fix
             let needsGeometry = devices[Int(batch[k].device.index)].needsGeometry(fix, catalog: catalog, policy: policy)
             if !needsGeometry && fix.isValid { fixesAnsweredByAnchor += 1 }
-            // (A fix needing geometry nearly always has it ahead; when it is missing, it is computed here.)
+            // (A fix needing geometry nearly always has it ahead; if not, it is computed here.)
             let readingsReady = needsGeometry && ahead?.load(k, into: &scratch) == true
             if needsGeometry && ahead != nil && !readingsReady { fixesMissedByGeometryAhead += 1 }
             apply(k, batch, devices: devices, catalog: catalog, policy: policy, scratch: &scratch,
