@@ -41,16 +41,10 @@ struct FixAnchor {
     @inline(__always)
     func holds(at c: Coordinate, margin m: Double) -> Bool {
         guard Self.isCacheable(c, margin: m) else { return false }
+        // Most answers without trigonometry.
+        if holdsByQuickBound(at: c, margin: m) { return true }
         let allowance = Self.marginShare * m + budget
         guard allowance > 1e-6 else { return false }
-        // Most answers without trigonometry (`Geodesy.shortDistanceBound`, compared squared): an
-        // answer here is the one the haversine below would give.
-        let dPhi = (c.latitude - coordinate.latitude) * Geodesy.radiansPerDegree
-        var dLambda = (c.longitude - coordinate.longitude) * Geodesy.radiansPerDegree
-        if dLambda > .pi { dLambda -= 2 * .pi } else if dLambda < -.pi { dLambda += 2 * .pi }
-        let bound = Geodesy.shortDistanceSquare(dPhi: dPhi, dLambda: dLambda, cosLatitude: cosLatitude)
-        let limit = allowance - 1e-6
-        if bound <= 1e-4 && bound * Self.chordScaleSquared < limit * limit { return true }
         // An upper bound on the great-circle distance: rounding in the haversine is far below this.
         let moved = Geodesy.distance(coordinate, c) * (1 + 1e-9) + 1e-6
         return moved < allowance
@@ -65,20 +59,22 @@ struct FixAnchor {
     /// The least anchor a fix at `c` with margin `m` can leave, whatever its pairs' states: a later
     /// fix it answers is answered by the fix's real anchor too, if that is valid.
     /// - Parameter cosLatitude: cos of the latitude of `c` or of a point near it, when known: for
-    ///   `roughlyHolds`, which only guesses, a nearby point's is as good and spares a cosine.
+    ///   `holdsByQuickBound` when used to guess, a nearby point's is as good and spares a cosine.
     @inline(__always)
     static func least(at c: Coordinate, margin m: Double, cosLatitude: Double? = nil) -> FixAnchor {
         FixAnchor(coordinate: c, budget: leastBudget(margin: m), cosLatitude: cosLatitude)
     }
 
-    /// A guess at `holds(at:margin:)` for choosing work ahead, never for an answer: the quick bound
-    /// alone, without the haversine for the fixes it cannot place (taken as not held).
+    /// Whether `Geodesy.shortDistanceBound` (compared squared) alone shows that the anchor holds for a
+    /// fix at `c` with margin `m`: a yes is the answer the haversine in `holds` would give; a no only
+    /// means the bound cannot tell. Choosing work ahead takes it as the answer, to spare the haversine.
     @inline(__always)
-    func roughlyHolds(at c: Coordinate, margin m: Double) -> Bool {
+    func holdsByQuickBound(at c: Coordinate, margin m: Double) -> Bool {
         let limit = Self.marginShare * m + budget - 1e-6
         guard limit > 0 else { return false }
         let dPhi = (c.latitude - coordinate.latitude) * Geodesy.radiansPerDegree
-        let dLambda = (c.longitude - coordinate.longitude) * Geodesy.radiansPerDegree
+        var dLambda = (c.longitude - coordinate.longitude) * Geodesy.radiansPerDegree
+        if dLambda > .pi { dLambda -= 2 * .pi } else if dLambda < -.pi { dLambda += 2 * .pi }
         let bound = Geodesy.shortDistanceSquare(dPhi: dPhi, dLambda: dLambda, cosLatitude: cosLatitude)
         return bound <= 1e-4 && bound * Self.chordScaleSquared < limit * limit
     }

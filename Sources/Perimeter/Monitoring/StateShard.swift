@@ -158,7 +158,7 @@ final class StateShard: @unchecked Sendable {
     /// until then. That fix leaves an anchor of its own, not known until the fix is applied, but
     /// never with less than `FixAnchor.leastBudget` to spare; a later fix that even so small an
     /// anchor would answer is given no geometry. The rest are measured from the last fix chosen,
-    /// roughly (`FixAnchor.roughlyHolds`).
+    /// by the quick bound alone (`FixAnchor.holdsByQuickBound`).
     /// Should a fix then need geometry after all (an anchor left invalid by a pending or unknown
     /// pair, or a chosen fix that its predecessor's anchor answered), it is computed on its turn:
     /// slower, never different.
@@ -180,7 +180,8 @@ final class StateShard: @unchecked Sendable {
             if chosenStamp[di] == stamp {
                 guard fix.isValid else { continue }
                 let margin = policy.margin(for: fix), last = chosen[di]
-                if last.roughlyHolds(at: fix.coordinate, margin: margin) { continue }
+                if FixAnchor.isCacheable(fix.coordinate, margin: margin),
+                   last.holdsByQuickBound(at: fix.coordinate, margin: margin) { continue }
                 chosen[di] = FixAnchor.least(at: fix.coordinate, margin: margin, cosLatitude: last.cosLatitude)
             } else {
                 // (Through a pointer: `devices[di].needsGeometry` copied the whole state.)
