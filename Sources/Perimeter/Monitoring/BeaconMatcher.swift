@@ -1,81 +1,44 @@
 import CBuiltins
 import Foundation
 
-/// Which beacon conditions a sighted identity matches, by open-addressing tables of plain integers:
-/// one probe for the UUID's number, then one per wildcard form (exact; UUID and major), and the UUID
-/// alone by its number, without a probe. Each form has its own table, so the small ones stay in cache
-/// and a sighting usually pays one cache miss, in the exact table. Built from the catalog's beacon
-/// conditions; `ConditionCatalog` rebuilds it when they change.
+/// Which beacon conditions a sighted identity matches, by tables of plain integers: one probe for
+/// the UUID's number, then one per keyed wildcard form (exact; UUID and major) in `BeaconKeyTable`s,
+/// and the UUID alone by its number, without a probe. Each form has its own table, so the small ones
+/// stay in cache and a sighting usually pays one cache miss, in the exact table. Built from the
+/// catalog's beacon conditions; `ConditionCatalog` rebuilds it when they change.
+///
+/// Each form answers a `value`: a condition's position, `none`, or (negative) a run of `lists` for
+/// an identity several conditions share. In the common case — no runs — a sighting's (at most three)
+/// matches are sorted and written without a branch on which forms matched, since that is as good as
+/// random from one sighting to the next.
 struct BeaconMatcher: Sendable {
-    /// UUID table: slots of (high, low, index + 1); 0 marks an empty slot.
+    /// UUID table: slots of (high, low, number + 1); 0 marks an empty slot.
     private var uuidSlots: [(UInt64, UInt64, Int32)] = [(0, 0, 0)]
     private var uuidMask = 0
+    /// The number of a UUID no condition names: one past the others, so that no key has it and
+    /// `byUUID` answers `none` for it.
+    private var unknownUUID: Int32 = 0
     /// Per form: UUID + major + minor, UUID + major.
-    private var exact = KeyTable(), byMajor = KeyTable()
-    /// The conditions that name a UUID alone, by the UUID's number: (first, count) as in a key table.
-    private var byUUID: [(Int32, Int32)] = []
+    private var exact = BeaconKeyTable([], absent: none), byMajor = BeaconKeyTable([], absent: none)
+    /// The value of the conditions that name a UUID alone, by the UUID's number (`unknownUUID` last).
+    private var byUUID: [Int32] = [Self.none]
+    /// Runs of conditions that share an identity: (first, count) in `lists`, for a value `~run`.
+    private var runs: [(Int32, Int32)] = []
     private var lists: [Int32] = []
     /// The most conditions one sighting can match: the longest run of each form.
     private var mostMatches = 0
 
+    /// The value of a form that matched nothing (sorts after every condition).
+    static let none = Int32.max
+
     /// The heap bytes of the tables.
     var heapBytes: Int {
-        HeapBytes.of(uuidSlots) + HeapBytes.of(exact.slots) + HeapBytes.of(byMajor.slots) + HeapBytes.of(byUUID)
+        HeapBytes.of(uuidSlots) + exact.heapBytes + byMajor.heapBytes + HeapBytes.of(byUUID) + HeapBytes.of(runs)
             + HeapBytes.of(lists)
     }
 
-    /// Keys of one wildcard form to their conditions.
-    private struct KeyTable: Sendable {
-        /// Slots of (key + 1, first, count), key 0 marking an empty one, in one cache line's reach: a
-        /// key with one condition holds it in `first`; a longer run is lists[first ..< first + count].
-        var slots: [(UInt64, Int32, Int32)] = [(0, 0, 0)]
-        var mask = 0
-        /// The most conditions one key has.
-        var longestRun = 0
-
-        init() {}
-
-        init(_ byKey: [UInt64: [Int32]], lists: inout [Int32]) {
-            let capacity = BeaconMatcher.capacity(for: byKey.count)
-            slots = Array(repeating: (0, 0, 0), count: capacity)
-            mask = capacity - 1
-            for (key, list) in byKey.sorted(by: { $0.key < $1.key }) {
-                var slot = self.slot(key)
-                while slots[slot].0 != 0 { slot = (slot + 1) & mask }
-                let (first, count) = BeaconMatcher.run(list, lists: &lists)
-                slots[slot] = (key + 1, first, count)
-                longestRun = max(longestRun, list.count)
-            }
-        }
-
-        /// The slot a probe for `key` starts at.
-        @inline(__always)
-        func slot(_ key: UInt64) -> Int { BeaconMatcher.hash(key) & mask }
-
-        /// Asks for the slot's memory ahead of `append`.
-        @inline(__always)
-        func prefetch(_ slot: Int) {
-            slots.withUnsafeBufferPointer { perimeter_prefetch($0.baseAddress! + slot) }
-        }
-
-        @inline(__always)
-        func append(_ key: UInt64, from start: Int, lists: UnsafeBufferPointer<Int32>, into result: inout [Int32]) {
-            BeaconMatcher.append(run(key, from: start), lists: lists, into: &result)
-        }
-
-        /// The run of conditions `key` has (count 0 if none), probing from `start`.
-        @inline(__always)
-        func run(_ key: UInt64, from start: Int) -> (first: Int32, count: Int32) {
-            slots.withUnsafeBufferPointer { slots in
-                var slot = start
-                while slots[slot].0 != 0 {
-                    if slots[slot].0 == key + 1 { return (slots[slot].1, slots[slot].2) }
-                    slot = (slot + 1) & mask
-                }
-                return (0, 0)
-            }
-        }
-    }
+    /// How many buckets of the keyed tables have keys that went past them, for the tests.
+    var overflowedBuckets: Int { exact.overflowedBuckets + byMajor.overflowedBuckets }
 
     init() {}
 
@@ -92,7 +55,7 @@ struct BeaconMatcher: Sendable {
             let form = b.condition.major == nil ? 2 : b.condition.minor == nil ? 1 : 0
             byKey[form][Self.key(u, UInt64(b.condition.major ?? 0), UInt64(b.condition.minor ?? 0)), default: []].append(Int32(i))
         }
-        let uuidCapacity = Self.capacity(for: uuids.count)
+        let uuidCapacity = Self.uuidCapacity(for: uuids.count)
         uuidSlots = Array(repeating: (0, 0, 0), count: uuidCapacity)
         uuidMask = uuidCapacity - 1
         for (uuid, index) in uuids {
@@ -101,32 +64,36 @@ struct BeaconMatcher: Sendable {
             while uuidSlots[slot].2 != 0 { slot = (slot + 1) & uuidMask }
             uuidSlots[slot] = (high, low, index + 1)
         }
-        exact = KeyTable(byKey[0], lists: &lists)
-        byMajor = KeyTable(byKey[1], lists: &lists)
-        byUUID = Array(repeating: (0, 0), count: uuids.count)
-        for (key, list) in byKey[2].sorted(by: { $0.key < $1.key }) { byUUID[Int(key >> 32)] = Self.run(list, lists: &lists) }
-        mostMatches = exact.longestRun + byMajor.longestRun + Int(byUUID.map(\.1).max() ?? 0)
-    }
-
-    /// A list of conditions as a table holds it: one condition as itself, more as a run of `lists`.
-    private static func run(_ list: [Int32], lists: inout [Int32]) -> (first: Int32, count: Int32) {
-        guard list.count > 1 else { return (list[0], 1) }
-        defer { lists += list }
-        return (Int32(lists.count), Int32(list.count))
-    }
-
-    @inline(__always)
-    private static func append(_ run: (first: Int32, count: Int32), lists: UnsafeBufferPointer<Int32>, into result: inout [Int32]) {
-        if run.count == 1 {
-            result.append(run.first)
-        } else if run.count > 1 {
-            result.append(contentsOf: lists[Int(run.first)..<Int(run.first + run.count)])
+        unknownUUID = Int32(uuids.count)
+        var longest = [0, 0, 0]
+        // Keys in order, so that the tables (and the runs) are the same from run to run.
+        func entries(_ form: Int) -> [(key: UInt64, value: Int32)] {
+            byKey[form].sorted { $0.key < $1.key }.map { key, list in
+                longest[form] = max(longest[form], list.count)
+                return (key, value(of: list))
+            }
         }
+        exact = BeaconKeyTable(entries(0), absent: Self.none)
+        byMajor = BeaconKeyTable(entries(1), absent: Self.none)
+        byUUID = Array(repeating: Self.none, count: uuids.count + 1)
+        for (key, value) in entries(2) { byUUID[Int(key >> 32)] = value }
+        mostMatches = longest.reduce(0, +)
     }
 
-    private static func capacity(for count: Int) -> Int {
+    /// The value of a list of conditions that share an identity: the one condition, or a new run.
+    private mutating func value(of list: [Int32]) -> Int32 {
+        guard list.count > 1 else { return list[0] }
+        runs.append((Int32(lists.count), Int32(list.count)))
+        lists += list
+        return ~Int32(runs.count - 1)
+    }
+
+    /// The UUID table's slots: a deployment's few UUIDs (up to 1,024) get a table an eighth full,
+    /// since a probe that passes another UUID's slot first costs a mispredicted branch; more get one
+    /// half full.
+    private static func uuidCapacity(for count: Int) -> Int {
         var c = 8
-        while c < count * 2 { c <<= 1 }
+        while c < count * (count <= 1024 ? 8 : 2) { c <<= 1 }
         return c
     }
 
@@ -154,7 +121,7 @@ struct BeaconMatcher: Sendable {
         withUnsafeBytes(of: uuid.uuid) { ($0.loadUnaligned(fromByteOffset: 0, as: UInt64.self), $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)) }
     }
 
-    /// The number of a sighted UUID among the conditions' UUIDs, −1 if no condition names it.
+    /// The number of a sighted UUID among the conditions' UUIDs, `unknownUUID` if no condition names it.
     @inline(__always)
     private func uuidNumber(_ uuid: UUID) -> Int32 {
         let (high, low) = Self.halves(uuid)
@@ -164,44 +131,69 @@ struct BeaconMatcher: Sendable {
                 if slots[slot].0 == high && slots[slot].1 == low { return slots[slot].2 - 1 }
                 slot = (slot + 1) & uuidMask
             }
-            return -1
+            return unknownUUID
         }
     }
 
-    /// The probes of one sighting: the two keyed forms' keys and the slots their probes start at,
-    /// and the UUID's number.
+    /// The probes of one sighting: the two keyed forms' keys and the buckets their probes start at,
+    /// and the UUID's number. (A UUID no condition names probes too, for keys no table has: its
+    /// sightings cost what others do, without a branch on it.)
     private struct Probes {
         var keys: (UInt64, UInt64) = (0, 0)
-        var slots: (Int, Int) = (0, 0)
+        var homes: (Int, Int) = (0, 0)
         var uuid: Int32 = 0
-        /// False when no condition names the UUID.
-        var known = false
     }
 
     @inline(__always)
     private func probes(_ identity: BeaconIdentity) -> Probes {
-        var p = Probes()
         let u = uuidNumber(identity.uuid)
-        guard u >= 0 else { return p }
         let major = UInt64(identity.major), minor = UInt64(identity.minor)
-        p.keys = (Self.key(u, major, minor), Self.key(u, major, 0))
-        // (An empty table is one empty slot: its probe finds nothing.)
-        p.slots = (exact.slot(p.keys.0), byMajor.slot(p.keys.1))
-        p.uuid = u
-        p.known = true
-        return p
+        let keys = (Self.key(u, major, minor), Self.key(u, major, 0))
+        return Probes(keys: keys, homes: (exact.hash(keys.0), byMajor.hash(keys.1)), uuid: u)
     }
 
+    /// Each form's value for a sighting: exact, UUID and major, UUID alone.
     @inline(__always)
-    private func finish(_ p: Probes, lists: UnsafeBufferPointer<Int32>, into result: inout [Int32]) {
-        guard p.known else { return }
+    private func values(_ p: Probes) -> (Int32, Int32, Int32) {
+        (exact.value(p.keys.0, home: p.homes.0), byMajor.value(p.keys.1, home: p.homes.1),
+         byUUID.withUnsafeBufferPointer { $0[Int(p.uuid)] })
+    }
+
+    /// Three values in ascending order (`none` last) and how many are not `none`, without branches.
+    @inline(__always)
+    private static func sorted(_ v: (Int32, Int32, Int32)) -> (Int32, Int32, Int32, count: Int) {
+        let low = min(v.0, v.1), high = max(v.0, v.1)
+        let mid = max(low, v.2)
+        let count = BeaconKeyTable.one(v.0 != none) + BeaconKeyTable.one(v.1 != none) + BeaconKeyTable.one(v.2 != none)
+        return (min(low, v.2), min(high, mid), max(high, mid), count)
+    }
+
+    /// Appends the conditions of `v`, ascending.
+    @inline(__always)
+    private func append(_ v: (Int32, Int32, Int32), into result: inout [Int32]) {
+        guard v.0 | v.1 | v.2 < 0 else {
+            let s = Self.sorted(v)
+            if s.count > 0 { result.append(s.0) }
+            if s.count > 1 { result.append(s.1) }
+            if s.count > 2 { result.append(s.2) }
+            return
+        }
         let first = result.count
-        exact.append(p.keys.0, from: p.slots.0, lists: lists, into: &result)
-        byMajor.append(p.keys.1, from: p.slots.1, lists: lists, into: &result)
-        byUUID.withUnsafeBufferPointer { Self.append($0[Int(p.uuid)], lists: lists, into: &result) }
-        guard result.count - first > 1 else { return }
-        // Up to three ascending runs. A few matches are sorted in place (a sorted slice is a copy); many
-        // take the library's sort, since insertion costs grow with the runs' product.
+        lists.withUnsafeBufferPointer { lists in
+            func put(_ value: Int32) {
+                if value >= 0 && value != Self.none {
+                    result.append(value)
+                } else if value < 0 {
+                    let (start, count) = runs[Int(~value)]
+                    result.append(contentsOf: lists[Int(start)..<Int(start + count)])
+                }
+            }
+            put(v.0)
+            put(v.1)
+            put(v.2)
+        }
+        // Up to three ascending runs. Many matches take the library's sort, since insertion costs
+        // grow with the runs' product; a few are sorted in place (a sorted slice is a copy).
         guard result.count - first <= 32 else {
             result[first...].sort()
             return
@@ -223,8 +215,7 @@ struct BeaconMatcher: Sendable {
 
     /// Appends the matching conditions, ascending (addition order).
     func matches(_ identity: BeaconIdentity, into result: inout [Int32]) {
-        let p = probes(identity)
-        lists.withUnsafeBufferPointer { finish(p, lists: $0, into: &result) }
+        append(values(probes(identity)), into: &result)
     }
 
     /// Sightings matched per group by `matches(_:conditions:offsets:)`.
@@ -238,27 +229,30 @@ struct BeaconMatcher: Sendable {
     /// `conditions[offsets[k] ..< offsets[k + 1]]`), appending to both.
     ///
     /// The tables of a large catalogue do not stay in cache, so a probe mostly waits for memory. One
-    /// sighting at a time, those waits follow one another; here the first slots of a group of
+    /// sighting at a time, those waits follow one another; here the home buckets of a group of
     /// sightings' probes are all prefetched before any probe is finished, so that the waits overlap.
     /// When no sighting can match many conditions, both lists grow once, by as much as the batch
     /// could need, and are written through pointers: an append per match cost more than a probe.
     func matches(_ identities: UnsafeBufferPointer<BeaconIdentity>, conditions: inout [Int32], offsets: inout [Int]) {
         guard mostMatches <= Self.mostMatchesInPlace else {
-            forEachProbed(identities) { _, p, lists in
-                finish(p, lists: lists, into: &conditions)
+            forEachProbed(identities) { _, p in
+                append(values(p), into: &conditions)
                 offsets.append(conditions.count)
             }
             return
         }
         let firstOffset = offsets.count
         var end = conditions.count
-        conditions.append(contentsOf: repeatElement(0, count: identities.count * mostMatches))
+        // (Three more: a sighting's three values are written whether they match or not.)
+        conditions.append(contentsOf: repeatElement(0, count: identities.count * mostMatches + 3))
         offsets.append(contentsOf: repeatElement(0, count: identities.count))
         conditions.withUnsafeMutableBufferPointer { out in
             offsets.withUnsafeMutableBufferPointer { offsets in
-                forEachProbed(identities) { k, p, lists in
-                    end += write(p, lists: lists, into: out, at: end)
-                    offsets[firstOffset + k] = end
+                lists.withUnsafeBufferPointer { lists in
+                    forEachProbed(identities) { k, p in
+                        end += write(values(p), lists: lists, into: out.baseAddress! + end)
+                        offsets[firstOffset + k] = end
+                    }
                 }
             }
         }
@@ -268,49 +262,47 @@ struct BeaconMatcher: Sendable {
     /// Calls `body` with each identity's number and probes, in order, a group of probes prefetched
     /// at a time.
     @inline(__always)
-    private func forEachProbed(_ identities: UnsafeBufferPointer<BeaconIdentity>,
-                               _ body: (Int, Probes, UnsafeBufferPointer<Int32>) -> Void) {
+    private func forEachProbed(_ identities: UnsafeBufferPointer<BeaconIdentity>, _ body: (Int, Probes) -> Void) {
         withUnsafeTemporaryAllocation(of: Probes.self, capacity: Self.group) { started in
-            lists.withUnsafeBufferPointer { lists in
-                var g = 0
-                while g < identities.count {
-                    let n = min(Self.group, identities.count - g)
-                    for k in 0..<n {
-                        let p = probes(identities[g + k])
-                        if p.known {
-                            exact.prefetch(p.slots.0)
-                            byMajor.prefetch(p.slots.1)
-                        }
-                        started.initializeElement(at: k, to: p)
-                    }
-                    for k in 0..<n { body(g + k, started[k], lists) }
-                    g += n
+            var g = 0
+            while g < identities.count {
+                let n = min(Self.group, identities.count - g)
+                for k in 0..<n {
+                    let p = probes(identities[g + k])
+                    exact.prefetch(p.homes.0)
+                    byMajor.prefetch(p.homes.1)
+                    started.initializeElement(at: k, to: p)
                 }
+                for k in 0..<n { body(g + k, started[k]) }
+                g += n
             }
         }
     }
 
-    /// Writes the conditions `p` matches at out[start...], ascending; returns how many (at most
-    /// `mostMatches`, which is small: they are sorted by insertion).
+    /// Writes the conditions of `v` at `out`, ascending; returns how many (at most `mostMatches`,
+    /// which is small: several are sorted by insertion). Writes three even when fewer match.
     @inline(__always)
-    private func write(_ p: Probes, lists: UnsafeBufferPointer<Int32>, into buffer: UnsafeMutableBufferPointer<Int32>,
-                       at start: Int) -> Int {
-        // (A known UUID has a condition, so `mostMatches` > 0 and the buffer has room.)
-        guard p.known, let base = buffer.baseAddress else { return 0 }
-        let out = base + start
-        var count = 0
-        @inline(__always)
-        func put(_ run: (first: Int32, count: Int32)) {
-            if run.count == 1 {
-                out[count] = run.first
-            } else {
-                for i in 0..<Int(run.count) { out[count + i] = lists[Int(run.first) + i] }
-            }
-            count += Int(run.count)
+    private func write(_ v: (Int32, Int32, Int32), lists: UnsafeBufferPointer<Int32>,
+                       into out: UnsafeMutablePointer<Int32>) -> Int {
+        guard v.0 | v.1 | v.2 < 0 else {
+            let s = Self.sorted(v)
+            (out[0], out[1], out[2]) = (s.0, s.1, s.2)
+            return s.count
         }
-        put(exact.run(p.keys.0, from: p.slots.0))
-        put(byMajor.run(p.keys.1, from: p.slots.1))
-        put(byUUID.withUnsafeBufferPointer { $0[Int(p.uuid)] })
+        var count = 0
+        func put(_ value: Int32) {
+            if value >= 0 && value != Self.none {
+                out[count] = value
+                count += 1
+            } else if value < 0 {
+                let (start, n) = runs[Int(~value)]
+                for i in 0..<Int(n) { out[count + i] = lists[Int(start) + i] }
+                count += Int(n)
+            }
+        }
+        put(v.0)
+        put(v.1)
+        put(v.2)
         Self.insertionSort(UnsafeMutableBufferPointer(start: out, count: count))
         return count
     }
