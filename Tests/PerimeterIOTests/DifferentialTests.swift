@@ -133,7 +133,9 @@ import Testing
     /// The index, the watched list and the anchors are optimisations: the events must equal those of
     /// evaluating every condition for every fix, with random accuracies, hysteresis and confirmation.
     /// Steps of about 200 m mostly leave each anchor; steps of a few metres mostly stay near it.
-    @Test(arguments: [(0.0, 0.0, 0.002), (25.0, 8.0, 0.002), (0.0, 0.0, 0.00006), (10.0, 3.0, 0.00006)])
+    /// Steps of 200 m with a 300 s confirmation (some 37 fixes per device) meet many conditions
+    /// while those the first fix found far away still wait together (`DeviceState.geographicWaiting`).
+    @Test(arguments: [(0.0, 0.0, 0.002), (25.0, 8.0, 0.002), (0.0, 0.0, 0.00006), (10.0, 3.0, 0.00006), (0.0, 300.0, 0.002)])
     func indexedEngineEqualsBruteForce(hysteresis: Double, confirmation: Double, stepDegrees: Double) throws {
         var rng = SplitMix64(seed: 99)
         var policy = MonitoringPolicy()

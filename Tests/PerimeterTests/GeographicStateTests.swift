@@ -267,4 +267,52 @@ import Testing
         }
         #expect(engine.devicesForTesting[Int(device.index)].geographicSettled == 20_000)
     }
+
+    /// With a confirmation time, the conditions a device's first fix finds far away wait together,
+    /// not as a pair each: a walk through circles keeps few entries while 20,000 unknown pairs wait,
+    /// then every untouched one changes on the fix that completes the wait, in condition order, and
+    /// the circles the walk met change as their own pairs say. Conditions added during the wait
+    /// wait from the fix that meets them.
+    @Test func waitingPairsTakeNoEntryEach() throws {
+        var policy = MonitoringPolicy()
+        policy.defaultAssumption = .unknown
+        policy.confirmation = 10
+        var engine = MonitoringEngine(policy: policy)
+        func centre(_ i: Int) -> Coordinate {
+            Coordinate(latitude: 48 + Double(i / 200) * 0.009, longitude: 2 + Double(i % 200) * 0.0135)
+        }
+        for i in 0..<20_000 {
+            try engine.add(.circle(CircularGeographicCondition(center: centre(i), radius: 100)), identifier: "c\(i)")
+        }
+        var events: [MonitorEvent] = []
+        let device = engine.deviceID("walker")
+        func fix(_ step: Int, at c: Coordinate) throws {
+            try engine.process(.fix(Fix(time: T.at(Double(step)), coordinate: c, horizontalAccuracy: 10)), device: device,
+                               cause: step, into: &events)
+        }
+        // Seconds 0–5 in circles 0–5 (one each), then between circles until second 12.
+        for step in 0..<6 {
+            try fix(step, at: centre(step))
+            #expect(engine.devicesForTesting[Int(device.index)].geographicEntries.count <= 6)
+        }
+        try engine.add(.circle(CircularGeographicCondition(center: centre(0), radius: 100)), identifier: "late")
+        let between = Coordinate(latitude: 48.0045, longitude: 2.1)
+        for step in 6..<13 { try fix(step, at: between) }
+        let state = engine.devicesForTesting[Int(device.index)]
+        #expect(state.geographicEntries.count <= 6)
+        #expect(state.geographicSettled == 20_000)  // the first run completed at second 10
+        #expect(state.geographicWaiting.count == 1)  // "late", met at second 6, waits until 16
+        // The untouched 19,994 at second 10, in condition order; circle k (left at second k + 1)
+        // at second k + 11.
+        #expect(events.count == 19_996)
+        #expect(events.allSatisfy { $0.state == .unsatisfied })
+        #expect(events.first?.identifier == "c6" && events.first?.cause == 10)
+        #expect(events.first { $0.identifier == "c100" }?.cause == 10)
+        #expect(events.suffix(2).map { "\($0.identifier) \($0.cause)" } == ["c0 11", "c1 12"])
+        for step in 13..<17 { try fix(step, at: between) }
+        #expect(events.suffix(5).map { "\($0.identifier) \($0.cause)" } == ["c2 13", "c3 14", "c4 15", "c5 16", "late 16"])
+        #expect(events.count == 20_001)
+        #expect(engine.devicesForTesting[Int(device.index)].geographicSettled == 20_001)
+        #expect(engine.devicesForTesting[Int(device.index)].geographicWaiting.isEmpty)
+    }
 }

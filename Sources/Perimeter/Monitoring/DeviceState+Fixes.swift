@@ -10,7 +10,9 @@ extension DeviceState {
         guard fix.isValid else { return }
         let confirmation = policy.spans.confirmation
         let count = Int32(catalog.geographic.count)
-        let settling = geographicSettled < count
+        // Conditions this device's fixes have not met yet: after the settled ones and the waiting runs.
+        let unmet = geographicWaiting.last?.end ?? geographicSettled
+        let settling = unmet < count
         let margin = policy.margin(for: fix)
         scratch.beginQuery(conditionCount: Int(count), keeping: readingsReady)
         let stamp = scratch.stamp
@@ -26,8 +28,9 @@ extension DeviceState {
         for (k, i) in scratch.candidates.enumerated() {
             let reading = scratch.readings[k]
             let existing = geographicEntries.firstIndex { $0.condition == i }
-            var pair = existing.map { geographicEntries[$0].pair }
-                ?? GeographicPairState(state: i < geographicSettled ? .unsatisfied : catalog.geographicInitialState(i))
+            var pair = existing.map { geographicEntries[$0].pair } ?? geographicBaseline(i, catalog: catalog)
+            // (A condition of a waiting run leaves it, for good, with its pair as the run had it.)
+            if existing == nil && i >= geographicSettled && i < unmet { detach(i) }
             if let side = reading.side {
                 if let state = pair.observe(side, at: fix.time, confirmation: confirmation) { scratch.changes.append((i, state)) }
             } else if anchorBuilder.isValid {
@@ -59,26 +62,47 @@ extension DeviceState {
             }
             k -= 1
         }
-        // 3. Conditions not settled yet (the device's first valid fix, or conditions added since):
-        //    every untouched pair is confidently outside. (Entries are all below `geographicSettled`,
-        //    since every valid fix settles every condition: only the candidates need marking.)
-        if settling {
-            for i in scratch.candidates { scratch.candidateMarks[Int(i)] = stamp }
+        // 3. Waiting runs whose confirmation time has passed: this fix is confidently outside their
+        //    untouched pairs too (its candidates were detached above), and completes them.
+        while let run = geographicWaiting.first, fix.time.span(since: run.since) >= confirmation {
             let others = catalog.geographicStartingOtherwise
             var k = Self.firstIndex(in: others, notBelow: geographicSettled)
-            while k < others.count {
+            while k < others.count && others[k] < run.end {
                 let i = others[k]
                 k += 1
-                guard scratch.candidateMarks[Int(i)] != stamp, !catalog.geographicRemoved[Int(i)] else { continue }
-                var pair = GeographicPairState(state: catalog.geographicInitialState(i))
-                if let state = pair.observe(.outside, at: fix.time, confirmation: confirmation) {
-                    scratch.changes.append((i, state))
-                }
-                if !pair.isSettledBaseline { geographicEntries.append(GeographicEntry(condition: i, pair: pair)) }
+                guard !catalog.geographicRemoved[Int(i)], !isDetached(i) else { continue }
+                scratch.changes.append((i, .unsatisfied))
             }
-            geographicSettled = count
+            geographicSettled = run.end
+            geographicWaiting.removeFirst()
+            geographicDetached.removeFirst(Self.firstIndex(in: geographicDetached, notBelow: run.end))
         }
-        if geographicEntries.contains(where: { $0.pair.pending != nil || $0.pair.state == .unknown }) {
+        // 4. Conditions not met yet (the device's first valid fix, or conditions added since): every
+        //    untouched pair is confidently outside. Without a confirmation time they change now;
+        //    with one, they wait as a run, the candidates (explicit already) detached from it.
+        if settling {
+            if confirmation.nanoseconds <= 0 {
+                for i in scratch.candidates { scratch.candidateMarks[Int(i)] = stamp }
+                let others = catalog.geographicStartingOtherwise
+                var k = Self.firstIndex(in: others, notBelow: unmet)
+                while k < others.count {
+                    let i = others[k]
+                    k += 1
+                    guard scratch.candidateMarks[Int(i)] != stamp, !catalog.geographicRemoved[Int(i)] else { continue }
+                    var pair = GeographicPairState(state: catalog.geographicInitialState(i))
+                    if let state = pair.observe(.outside, at: fix.time, confirmation: confirmation) {
+                        scratch.changes.append((i, state))
+                    }
+                    if !pair.isSettledBaseline { geographicEntries.append(GeographicEntry(condition: i, pair: pair)) }
+                }
+                geographicSettled = count
+            } else {
+                geographicWaiting.append((end: count, since: fix.time))
+                for i in scratch.candidates where i >= unmet { detach(i) }
+            }
+        }
+        if !geographicWaiting.isEmpty
+            || geographicEntries.contains(where: { $0.pair.pending != nil || $0.pair.state == .unknown }) {
             anchorBuilder.invalidate()
         }
         // Candidates the fix was confidently on the side of (their state now): how far it is inside
@@ -109,6 +133,12 @@ extension DeviceState {
         guard fix.isValid, !catalog.geographic.isEmpty else { return false }
         guard geographicSettled == Int32(catalog.geographic.count), let anchor else { return true }
         return !anchor.holds(at: fix.coordinate, margin: policy.margin(for: fix))
+    }
+
+    /// Takes condition `i` out of its waiting run (a no-op if it is out already).
+    private mutating func detach(_ i: Int32) {
+        let k = Self.firstIndex(in: geographicDetached, notBelow: i)
+        if k == geographicDetached.count || geographicDetached[k] != i { geographicDetached.insert(i, at: k) }
     }
 
     /// The position of the first element ≥ `value` in an ascending array.

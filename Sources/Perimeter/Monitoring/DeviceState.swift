@@ -16,8 +16,16 @@ struct DeviceState {
     /// Geographic pairs that differ from the baseline or wait for a confirmation, in no order.
     var geographicEntries: [GeographicEntry] = []
     /// Geographic conditions below this index have seen a valid fix of this device: an untouched pair
-    /// is unsatisfied. From it on, an untouched pair is in its condition's starting state.
+    /// is unsatisfied. From it on, an untouched pair is in its condition's starting state, or waits.
     var geographicSettled: Int32 = 0
+    /// With a confirmation time, the conditions a device's fix first found confidently outside wait
+    /// together to become unsatisfied: runs of conditions from `geographicSettled` on, each up to its
+    /// `end`, whose untouched pairs wait since the fix that started the run. (One entry per pair
+    /// instead made a device's state grow with every condition.) In condition and time order.
+    var geographicWaiting: [(end: Int32, since: Timestamp)] = []
+    /// Conditions of the waiting runs that have been a fix's candidates since: their pairs are
+    /// explicit (an entry, or no entry for a settled, unsatisfied pair). Ascending.
+    var geographicDetached: [Int32] = []
     /// The last fully evaluated fix, while later fixes near it cannot change a geographic pair.
     var anchor: FixAnchor?
 
@@ -59,7 +67,28 @@ extension DeviceState {
     /// The state of a geographic pair, explicit or baseline.
     func geographicPair(_ i: Int32, catalog: ConditionCatalog) -> GeographicPairState {
         if let e = geographicEntries.first(where: { $0.condition == i }) { return e.pair }
-        return GeographicPairState(state: i < geographicSettled ? .unsatisfied : catalog.geographicInitialState(i))
+        return geographicBaseline(i, catalog: catalog)
+    }
+
+    /// The state of a geographic pair that has no entry.
+    func geographicBaseline(_ i: Int32, catalog: ConditionCatalog) -> GeographicPairState {
+        if i < geographicSettled { return GeographicPairState(state: .unsatisfied) }
+        let initial = catalog.geographicInitialState(i)
+        guard initial != .unsatisfied, let run = geographicWaiting.first(where: { i < $0.end }) else {
+            return GeographicPairState(state: initial)
+        }
+        // A detached pair without an entry was dropped as settled.
+        if isDetached(i) { return GeographicPairState(state: .unsatisfied) }
+        var pair = GeographicPairState(state: initial)
+        pair.pending = .outside
+        pair.pendingSince = run.since
+        return pair
+    }
+
+    /// Whether condition `i` of a waiting run has been detached from it.
+    func isDetached(_ i: Int32) -> Bool {
+        let k = Self.firstIndex(in: geographicDetached, notBelow: i)
+        return k < geographicDetached.count && geographicDetached[k] == i
     }
 
     /// The state of a beacon pair, explicit or baseline.
