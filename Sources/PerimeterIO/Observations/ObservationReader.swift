@@ -134,18 +134,23 @@ public struct ObservationReader: ~Copyable {
 
         let firstLine = lines.lineNumber + 1
         var count = 0, consumed = block.count
-        merge: for share in shares {
+        for share in shares {
             let numbers = share.newNames.names.map { devices.number($0) }
-            for j in share.fixes.indices {
-                guard count < limit else {
-                    consumed = share.lineStarts[j]
-                    break merge
+            // The share's fixes copied whole, then their device numbers and lines set through a
+            // pointer (appended one by one, each append checked the array's uniqueness and room).
+            let take = min(share.fixes.count, limit - count), first = fixes.count
+            fixes += share.fixes[..<take]
+            fixes.withUnsafeMutableBufferPointer { fixes in
+                for j in first..<(first + take) {
+                    let n = fixes[j].deviceNumber
+                    if n < 0 { fixes[j].deviceNumber = numbers[Int(-1 - n)] }
+                    fixes[j].line = firstLine + count + (j - first)
                 }
-                var record = share.fixes[j]
-                if record.deviceNumber < 0 { record.deviceNumber = numbers[Int(-1 - record.deviceNumber)] }
-                record.line = firstLine + count
-                fixes.append(record)
-                count += 1
+            }
+            count += take
+            if take < share.fixes.count {
+                consumed = share.lineStarts[take]
+                break
             }
             if let stop = share.stop {
                 consumed = stop

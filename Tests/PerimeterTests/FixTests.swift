@@ -1,0 +1,35 @@
+import Testing
+@testable import Perimeter
+
+/// `Fix` keeps its optional values in plain doubles: what goes in comes out, nil included.
+@Suite struct FixTests {
+    static let here = Coordinate(latitude: 48.85, longitude: 2.35)
+
+    @Test func optionalValuesComeBackAsGiven() {
+        let values: [Double?] = [nil, 0, -0.0, 3.5, -12, .infinity, .nan, .greatestFiniteMagnitude]
+        for v in values {
+            var fix = Fix(time: Timestamp(nanosecondsSinceEpoch: 0), coordinate: Self.here, horizontalAccuracy: 5,
+                          speed: v, course: v, altitude: v)
+            for read in [fix.speed, fix.course, fix.altitude] {
+                #expect(read?.bitPattern == v?.bitPattern)
+            }
+            fix.speed = 7
+            fix.altitude = nil
+            #expect(fix.speed == 7 && fix.course?.bitPattern == v?.bitPattern && fix.altitude == nil)
+        }
+    }
+
+    /// Equal fixes are equal and hash alike, a nil equal to nil; a value differs from nil.
+    @Test func equalityAndHashing() {
+        let a = Fix(time: Timestamp(nanosecondsSinceEpoch: 1), coordinate: Self.here, horizontalAccuracy: 5)
+        var b = a
+        #expect(a == b && a.hashValue == b.hashValue)
+        b.course = 0
+        #expect(a != b)
+        b.course = nil
+        #expect(a == b)
+        #expect(Set([a, b]).count == 1)
+        // (Smaller than with optional doubles, each padded to 16 bytes.)
+        #expect(MemoryLayout<Fix>.stride == 56)
+    }
+}
