@@ -44,7 +44,9 @@ struct BeaconKeyTable: Sendable {
             return bucket.load(fromByteOffset: valuesOffset &+ slot &* 4, as: Int32.self)
         }
 
-        static let valuesOffset = MemoryLayout<Bucket>.offset(of: \Bucket.values)!
+        /// Where the values and the flag are in a bucket, as literals (read on every probe: a computed
+        /// static would be initialised lazily, with a check per read); `init` checks them.
+        static let valuesOffset = 32, overflowedOffset = 52
     }
 
     /// 1 if `condition` holds, else 0, without the control flow a `?:` is made of.
@@ -68,7 +70,8 @@ struct BeaconKeyTable: Sendable {
     ///   - entries: distinct keys and their values (no key may be `UInt64.max`).
     ///   - absent: the value of a key not among them.
     init(_ entries: [(key: UInt64, value: Int32)], absent: Int32) {
-        precondition(MemoryLayout<Bucket>.stride == 64)
+        precondition(MemoryLayout<Bucket>.stride == 64 && MemoryLayout<Bucket>.offset(of: \Bucket.values) == Bucket.valuesOffset
+            && MemoryLayout<Bucket>.offset(of: \Bucket.overflowed) == Bucket.overflowedOffset)
         self.absent = absent
         // At most two keys a bucket on average: few buckets overflow (about 5 %).
         var count = 1
@@ -92,7 +95,7 @@ struct BeaconKeyTable: Sendable {
                     }
                     b = (b + 1) & mask
                 }
-                let flag = home * 64 + Self.overflowedOffset
+                let flag = home * 64 + Bucket.overflowedOffset
                 if b != home && buckets.load(fromByteOffset: flag, as: Int32.self) == 0 {
                     buckets.storeBytes(of: 1, toByteOffset: flag, as: Int32.self)
                     overflowed += 1
@@ -132,12 +135,11 @@ struct BeaconKeyTable: Sendable {
             let bucket = buckets + home &* 64
             let v = Bucket.value(of: stored, at: bucket)
             // (Whether a key is there is as good as random; whether its bucket overflowed seldom is.)
-            guard bucket.load(fromByteOffset: Self.overflowedOffset, as: Int32.self) != 0, v == absent else { return v }
+            guard bucket.load(fromByteOffset: Bucket.overflowedOffset, as: Int32.self) != 0, v == absent else { return v }
             return Self.laterValue(of: stored, after: home, in: buckets, mask: mask, absent: absent)
         }
     }
 
-    private static let overflowedOffset = MemoryLayout<Bucket>.offset(of: \Bucket.overflowed)!
 
     /// The rare rest of a probe: the buckets after `home`, up to the first that is not full (none
     /// was full when a key that lives further on was placed, and keys are never removed).
