@@ -315,4 +315,37 @@ import Testing
         #expect(engine.devicesForTesting[Int(device.index)].geographicSettled == 20_001)
         #expect(engine.devicesForTesting[Int(device.index)].geographicWaiting.isEmpty)
     }
+
+    /// A condition removed while its pair waits gets no event when the wait completes; one added
+    /// again under the same identifier waits from the fix that meets it.
+    @Test func removedWaitingConditionsStaySilent() throws {
+        var policy = MonitoringPolicy()
+        policy.confirmation = 10
+        var engine = MonitoringEngine(policy: policy)
+        let far = Coordinate(latitude: 10, longitude: 10)
+        for i in 0..<50 {
+            try engine.add(.circle(CircularGeographicCondition(center: Coordinate(latitude: 48 + Double(i) * 0.01, longitude: 2),
+                                                               radius: 100)), identifier: "c\(i)")
+        }
+        var events: [MonitorEvent] = []
+        for step in 0..<12 {
+            if step == 5 {
+                let removed = engine.remove("c7")
+                #expect(removed)
+                try engine.add(.circle(CircularGeographicCondition(center: Coordinate(latitude: 48, longitude: 2), radius: 100)),
+                               identifier: "c7")
+            }
+            try engine.process(.fix(Fix(time: T.at(Double(step)), coordinate: far, horizontalAccuracy: 10)), device: "d",
+                               cause: step, into: &events)
+        }
+        // 49 at second 10 (c7's first pair removed), the new c7 at second 15.
+        #expect(events.count == 49)
+        #expect(!events.contains { $0.identifier == "c7" })
+        for step in 12..<16 {
+            try engine.process(.fix(Fix(time: T.at(Double(step)), coordinate: far, horizontalAccuracy: 10)), device: "d",
+                               cause: step, into: &events)
+        }
+        #expect(events.count == 50)
+        #expect(events.last.map { "\($0.identifier) \($0.cause)" } == "c7 15")
+    }
 }
