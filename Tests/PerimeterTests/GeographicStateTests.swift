@@ -316,6 +316,29 @@ import Testing
         #expect(engine.devicesForTesting[Int(device.index)].geographicWaiting.isEmpty)
     }
 
+    /// Conditions that start unsatisfied have nothing to wait for: with a confirmation time, the
+    /// first fix settles them, and its anchor answers the fixes after it.
+    @Test func unsatisfiedConditionsDoNotWait() throws {
+        var policy = MonitoringPolicy()
+        policy.defaultAssumption = .unsatisfied
+        policy.confirmation = 10
+        var engine = MonitoringEngine(policy: policy)
+        for i in 0..<100 {
+            try engine.add(.circle(CircularGeographicCondition(center: Coordinate(latitude: 48 + Double(i) * 0.01, longitude: 2),
+                                                               radius: 100)), identifier: "c\(i)")
+        }
+        var events: [MonitorEvent] = []
+        let device = engine.deviceID("d")
+        for step in 0..<5 {
+            try engine.process(.fix(Fix(time: T.at(Double(step)), coordinate: Coordinate(latitude: 48.005, longitude: 2),
+                                        horizontalAccuracy: 10)), device: device, cause: step, into: &events)
+            #expect(engine.devicesForTesting[Int(device.index)].geographicWaiting.isEmpty)
+        }
+        #expect(engine.devicesForTesting[Int(device.index)].geographicSettled == 100)
+        #expect(engine.fixesAnsweredByAnchor == 4)
+        #expect(events.isEmpty)
+    }
+
     /// A condition removed while its pair waits gets no event when the wait completes; one added
     /// again under the same identifier waits from the fix that meets it.
     @Test func removedWaitingConditionsStaySilent() throws {

@@ -79,7 +79,8 @@ extension DeviceState {
         }
         // 4. Conditions not met yet (the device's first valid fix, or conditions added since): every
         //    untouched pair is confidently outside. Without a confirmation time they change now;
-        //    with one, they wait as a run, the candidates (explicit already) detached from it.
+        //    with one, those starting otherwise than unsatisfied wait as a run, the candidates
+        //    (explicit already) detached from it.
         if settling {
             if confirmation.nanoseconds <= 0 {
                 for i in scratch.candidates { scratch.candidateMarks[Int(i)] = stamp }
@@ -96,9 +97,14 @@ extension DeviceState {
                     if !pair.isSettledBaseline { geographicEntries.append(GeographicEntry(condition: i, pair: pair)) }
                 }
                 geographicSettled = count
-            } else {
+            } else if Self.firstIndex(in: catalog.geographicStartingOtherwise, notBelow: unmet)
+                        < catalog.geographicStartingOtherwise.count {
                 geographicWaiting.append((end: count, since: fix.time))
                 for i in scratch.candidates where i >= unmet { detach(i) }
+            } else if geographicWaiting.isEmpty {
+                geographicSettled = count  // (all start unsatisfied: nothing to wait for)
+            } else {
+                geographicWaiting[geographicWaiting.count - 1].end = count
             }
         }
         if !geographicWaiting.isEmpty
