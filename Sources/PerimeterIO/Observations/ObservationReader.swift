@@ -134,24 +134,18 @@ public struct ObservationReader: ~Copyable {
 
         let firstLine = lines.lineNumber + 1
         var count = 0, consumed = block.count
-        for share in shares {
+        merge: for share in shares {
             let numbers = share.newNames.names.map { devices.number($0) }
-            // The share's fixes copied whole, then their device numbers and lines set through a
-            // pointer. (No faster than appending them one by one: this serial step is a memory copy,
-            // about 0.1 s per 10M records, which only not copying would save.)
-            let take = min(share.fixes.count, limit - count), first = fixes.count
-            fixes += share.fixes[..<take]
-            fixes.withUnsafeMutableBufferPointer { fixes in
-                for j in first..<(first + take) {
-                    let n = fixes[j].deviceNumber
-                    if n < 0 { fixes[j].deviceNumber = numbers[Int(-1 - n)] }
-                    fixes[j].line = firstLine + count + (j - first)
+            for j in share.fixes.indices {
+                guard count < limit else {
+                    consumed = share.lineStarts[j]
+                    break merge
                 }
-            }
-            count += take
-            if take < share.fixes.count {
-                consumed = share.lineStarts[take]
-                break
+                var record = share.fixes[j]
+                if record.deviceNumber < 0 { record.deviceNumber = numbers[Int(-1 - record.deviceNumber)] }
+                record.line = firstLine + count
+                fixes.append(record)
+                count += 1
             }
             if let stop = share.stop {
                 consumed = stop
