@@ -59,10 +59,14 @@ struct BeaconKeyTable: Sendable {
     private var mask = 0
     /// What a probe returns for a key the table does not have.
     let absent: Int32
-    /// How many buckets had a key go past them, for the tests.
-    private(set) var overflowedBuckets = 0
-
     var heapBytes: Int { HeapBytes.of(words) }
+
+    /// How many buckets had a key go past them, for the tests.
+    var overflowedBuckets: Int {
+        withBuckets { buckets in
+            (0...mask).count { buckets.load(fromByteOffset: $0 * 64 + Bucket.overflowedOffset, as: Int32.self) != 0 }
+        }
+    }
 
     private static let bucketWords = MemoryLayout<Bucket>.stride / 8
 
@@ -79,7 +83,6 @@ struct BeaconKeyTable: Sendable {
         mask = count - 1
         words = Array(repeating: 0, count: (count + 1) * Self.bucketWords)
         let empty = Bucket(absent: absent)
-        var overflowed = 0
         let mask = mask
         words.withUnsafeMutableBufferPointer { w in
             let buckets = UnsafeMutableRawPointer(mutating: Self.aligned(UnsafeRawPointer(w.baseAddress!)))
@@ -95,14 +98,9 @@ struct BeaconKeyTable: Sendable {
                     }
                     b = (b + 1) & mask
                 }
-                let flag = home * 64 + Bucket.overflowedOffset
-                if b != home && buckets.load(fromByteOffset: flag, as: Int32.self) == 0 {
-                    buckets.storeBytes(of: 1, toByteOffset: flag, as: Int32.self)
-                    overflowed += 1
-                }
+                if b != home { buckets.storeBytes(of: 1, toByteOffset: home * 64 + Bucket.overflowedOffset, as: Int32.self) }
             }
         }
-        overflowedBuckets = overflowed
     }
 
     /// The first cache-line boundary at or after `words`.
@@ -139,7 +137,6 @@ struct BeaconKeyTable: Sendable {
             return Self.laterValue(of: stored, after: home, in: buckets, mask: mask, absent: absent)
         }
     }
-
 
     /// The rare rest of a probe: the buckets after `home`, up to the first that is not full (none
     /// was full when a key that lives further on was placed, and keys are never removed).

@@ -179,26 +179,40 @@ struct BeaconMatcher: Sendable {
             return
         }
         let first = result.count
-        lists.withUnsafeBufferPointer { lists in
-            func put(_ value: Int32) {
-                if value >= 0 && value != Self.none {
-                    result.append(value)
-                } else if value < 0 {
-                    let (start, count) = runs[Int(~value)]
-                    result.append(contentsOf: lists[Int(start)..<Int(start + count)])
-                }
+        result.append(contentsOf: repeatElement(0, count: count(of: v.0) + count(of: v.1) + count(of: v.2)))
+        result.withUnsafeMutableBufferPointer { out in
+            lists.withUnsafeBufferPointer { _ = expand(v, lists: $0, into: out.baseAddress! + first) }
+        }
+    }
+
+    /// How many conditions a value stands for.
+    @inline(__always)
+    private func count(of value: Int32) -> Int {
+        value == Self.none ? 0 : value >= 0 ? 1 : Int(runs[Int(~value)].1)
+    }
+
+    /// Writes the conditions of `v`, some of them runs, at `out`, ascending; returns how many. Up to
+    /// three ascending runs: a few are sorted by insertion, many by the library's sort, since
+    /// insertion costs grow with the runs' product.
+    private func expand(_ v: (Int32, Int32, Int32), lists: UnsafeBufferPointer<Int32>,
+                        into out: UnsafeMutablePointer<Int32>) -> Int {
+        var count = 0
+        func put(_ value: Int32) {
+            if value >= 0 && value != Self.none {
+                out[count] = value
+                count += 1
+            } else if value < 0 {
+                let (start, n) = runs[Int(~value)]
+                for i in 0..<Int(n) { out[count + i] = lists[Int(start) + i] }
+                count += Int(n)
             }
-            put(v.0)
-            put(v.1)
-            put(v.2)
         }
-        // Up to three ascending runs. Many matches take the library's sort, since insertion costs
-        // grow with the runs' product; a few are sorted in place (a sorted slice is a copy).
-        guard result.count - first <= 32 else {
-            result[first...].sort()
-            return
-        }
-        result.withUnsafeMutableBufferPointer { Self.insertionSort(UnsafeMutableBufferPointer(rebasing: $0[first...])) }
+        put(v.0)
+        put(v.1)
+        put(v.2)
+        var written = UnsafeMutableBufferPointer(start: out, count: count)
+        if count > 32 { written.sort() } else { Self.insertionSort(written) }
+        return count
     }
 
     /// Sorts a few matches (up to three ascending runs) in place.
@@ -279,8 +293,8 @@ struct BeaconMatcher: Sendable {
         }
     }
 
-    /// Writes the conditions of `v` at `out`, ascending; returns how many (at most `mostMatches`,
-    /// which is small: several are sorted by insertion). Writes three even when fewer match.
+    /// Writes the conditions of `v` at `out`, ascending; returns how many (at most `mostMatches`).
+    /// Writes three even when fewer match.
     @inline(__always)
     private func write(_ v: (Int32, Int32, Int32), lists: UnsafeBufferPointer<Int32>,
                        into out: UnsafeMutablePointer<Int32>) -> Int {
@@ -289,21 +303,6 @@ struct BeaconMatcher: Sendable {
             (out[0], out[1], out[2]) = (s.0, s.1, s.2)
             return s.count
         }
-        var count = 0
-        func put(_ value: Int32) {
-            if value >= 0 && value != Self.none {
-                out[count] = value
-                count += 1
-            } else if value < 0 {
-                let (start, n) = runs[Int(~value)]
-                for i in 0..<Int(n) { out[count + i] = lists[Int(start) + i] }
-                count += Int(n)
-            }
-        }
-        put(v.0)
-        put(v.1)
-        put(v.2)
-        Self.insertionSort(UnsafeMutableBufferPointer(start: out, count: count))
-        return count
+        return expand(v, lists: lists, into: out)
     }
 }

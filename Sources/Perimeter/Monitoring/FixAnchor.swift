@@ -40,9 +40,9 @@ struct FixAnchor {
     /// whether `c` is certainly less than λ m + `budget` from the anchor.
     @inline(__always)
     func holds(at c: Coordinate, margin m: Double) -> Bool {
-        guard Self.isCacheable(c, margin: m) else { return false }
         // Most answers without trigonometry.
         if holdsByQuickBound(at: c, margin: m) { return true }
+        guard Self.isCacheable(c, margin: m) else { return false }
         let allowance = Self.marginShare * m + budget
         guard allowance > 1e-6 else { return false }
         // An upper bound on the great-circle distance: rounding in the haversine is far below this.
@@ -67,11 +67,12 @@ struct FixAnchor {
 
     /// Whether `Geodesy.shortDistanceBound` (compared squared) alone shows that the anchor holds for a
     /// fix at `c` with margin `m`: a yes is the answer the haversine in `holds` would give; a no only
-    /// means the bound cannot tell. Choosing work ahead takes it as the answer, to spare the haversine.
+    /// means the bound cannot tell (or that no anchor serves a fix at `c` with margin `m`: see
+    /// `isCacheable`). Choosing work ahead takes it as the answer, to spare the haversine.
     @inline(__always)
     func holdsByQuickBound(at c: Coordinate, margin m: Double) -> Bool {
         let limit = Self.marginShare * m + budget - 1e-6
-        guard limit > 0 else { return false }
+        guard limit > 0, Self.isCacheable(c, margin: m) else { return false }
         let dPhi = (c.latitude - coordinate.latitude) * Geodesy.radiansPerDegree
         var dLambda = (c.longitude - coordinate.longitude) * Geodesy.radiansPerDegree
         if dLambda > .pi { dLambda -= 2 * .pi } else if dLambda < -.pi { dLambda += 2 * .pi }

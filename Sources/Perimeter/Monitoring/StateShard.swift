@@ -180,8 +180,7 @@ final class StateShard: @unchecked Sendable {
             if chosenStamp[di] == stamp {
                 guard fix.isValid else { continue }
                 let margin = policy.margin(for: fix), last = chosen[di]
-                if FixAnchor.isCacheable(fix.coordinate, margin: margin),
-                   last.holdsByQuickBound(at: fix.coordinate, margin: margin) { continue }
+                if last.holdsByQuickBound(at: fix.coordinate, margin: margin) { continue }
                 chosen[di] = FixAnchor.least(at: fix.coordinate, margin: margin, cosLatitude: last.cosLatitude)
             } else {
                 // (Through a pointer: `devices[di].needsGeometry` copied the whole state.)
