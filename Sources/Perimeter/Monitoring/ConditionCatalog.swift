@@ -329,15 +329,11 @@ struct ConditionCatalog: Sendable {
         let m = frame.margin
         if !coverGrid.isEmpty && m <= coverGrid.reach {
             let (range, offset) = coverGrid.entries(at: frame.coordinate)
+            let need = coverGrid.need(offset + m)
             for k in range {
                 let e = coverGrid.entry(k)
                 guard !hasRemovedGeographic || !geographicRemoved[Int(e.condition)] else { continue }
-                let reading: Reading, clearance = e.centreClearance - offset
-                switch e.centreSide {
-                case .inside: reading = clearance >= m ? .inside : self.reading(e.condition, &frame)
-                case .outside: reading = clearance > m ? .outside : self.reading(e.condition, &frame)
-                case .crossed: reading = self.reading(e.condition, &frame)
-                }
+                let reading = e.decides(need) ? (e.isInside ? .inside : .outside) : self.reading(e.condition, &frame)
                 candidates.append(e.condition)
                 readings.append(reading)
             }
@@ -376,12 +372,12 @@ struct ConditionCatalog: Sendable {
         var frame = FixFrame(c, margin: 0)
         if !coverGrid.isEmpty {
             let (range, offset) = coverGrid.entries(at: c)
+            let need = coverGrid.need(offset)
             for k in range {
                 let e = coverGrid.entry(k)
-                let clearance = e.centreClearance - offset
-                guard !(e.centreSide == .outside && clearance > 0)
-                        && (!hasRemovedGeographic || !geographicRemoved[Int(e.condition)]) else { continue }
-                if (e.centreSide == .inside && clearance >= 0) || covers(e.condition, &frame) { result.append(e.condition) }
+                let decided = e.decides(need)
+                guard !(decided && !e.isInside) && (!hasRemovedGeographic || !geographicRemoved[Int(e.condition)]) else { continue }
+                if decided || covers(e.condition, &frame) { result.append(e.condition) }
             }
             let built = coverGrid.builtThrough, count = Int32(geographic.count)
             for k in coverGrid.excluded.indices where covers(coverGrid.excluded[k], &frame) { result.append(coverGrid.excluded[k]) }

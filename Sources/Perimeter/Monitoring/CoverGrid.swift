@@ -13,23 +13,82 @@ import Foundation
 /// predicates. Conditions too large for the grid, and those added since it was built, are listed
 /// separately and tested the ordinary way.
 struct CoverGrid: Sendable, Equatable {
-    /// Eight bytes: most of the grid's memory is entries.
+    /// What a cell knows of one condition near it, as a query reads it.
     struct Entry: Sendable, Equatable {
-        var condition: Int32
-        /// `centreClearance` in 1/32 m, rounded down and capped at 2,048 m, so it stays a lower bound.
-        private var clearanceCode: UInt16
-        /// The side of the boundary the cell's centre is on (`crossed`: on the boundary, or unknown).
-        var centreSide: Relation
+        let condition: Int32
+        /// The centre's side (lowest bit: 1 inside) above its clearance in steps; 0 when the side is
+        /// unknown (see `EntryCode`).
+        fileprivate let code: UInt32
 
-        init(condition: Int32, centreSide: Relation, centreClearance: Double) {
-            self.condition = condition
-            self.centreSide = centreSide
-            clearanceCode = UInt16(min(65_535, max(0, (centreClearance * 32).rounded(.down))))
+        /// Whether the cell's centre keeps far enough from the boundary that every point `need` was
+        /// asked for is on the centre's side (`isInside`).
+        @inline(__always)
+        func decides(_ need: Need) -> Bool { code >= need.code }
+
+        /// Whether the cell's centre is inside the condition (meaningful once `decides` says so).
+        @inline(__always)
+        var isInside: Bool { code & 1 == 1 }
+    }
+
+    /// How far from the boundary a cell's centre must stay to decide a point: the least code
+    /// (`Entry.decides(_:)`), from `CoverGrid.need(_:)`.
+    struct Need {
+        fileprivate let code: UInt32
+    }
+
+    /// How an entry is packed into a `UInt32`: the condition's number in the high bits, and in the low
+    /// `codeBits` 0 when the centre's side is unknown, else the side (lowest bit: 1 inside) above which
+    /// the clearance counts whole `unit`s, rounded down so that it stays a lower bound.
+    ///
+    /// The condition takes as many bits as the catalogue needs, at least 20: up to a million
+    /// conditions the clearance has 2,047 steps (some 0.1 m each), at 16 million still 127. Clearances
+    /// past the last step are capped there, at `unit × maxStep`, which the grid makes larger than any
+    /// cell's half-diagonal plus its reach: enough to decide every point the cell answers for.
+    /// Decided by comparing codes, an entry costs a query no conversion to floating point.
+    struct EntryCode: Sendable, Equatable {
+        let codeBits: UInt32
+        let unit: Double
+        private let stepsPerMetre: Double
+        private let maxStep: UInt32
+
+        /// The most conditions any grid packs, so that at least 127 steps remain; a larger catalogue
+        /// goes without a cover grid (the condition index answers for it).
+        static let largestCatalogue = 1 << 24
+
+        /// A packing for conditions `0 ..< count` that stores clearances up to `largestClearance`.
+        init(conditions count: Int, largestClearance: Double) {
+            precondition(count <= Self.largestCatalogue)
+            let conditionBits = max(20, Int.bitWidth - max(0, count - 1).leadingZeroBitCount)
+            codeBits = UInt32(32 - conditionBits)
+            maxStep = (1 << (codeBits - 1)) - 1
+            unit = largestClearance / Double(maxStep)
+            stepsPerMetre = 1 / unit
         }
 
-        /// Metres the cell's centre keeps from the boundary (a lower bound; 0 when its side is unknown).
+        /// `clearance`: metres, a lower bound (rounded down to a step).
         @inline(__always)
-        var centreClearance: Double { Double(clearanceCode) / 32 }
+        func pack(condition: Int32, side: Relation, clearance: Double) -> UInt32 {
+            let step = side == .crossed ? 0 : UInt32(min(Double(maxStep), max(0, (clearance / unit).rounded(.down))))
+            let code = step == 0 ? 0 : step << 1 | (side == .inside ? 1 : 0)
+            return UInt32(bitPattern: condition) << codeBits | code
+        }
+
+        @inline(__always)
+        func unpack(_ packed: UInt32) -> Entry {
+            Entry(condition: Int32(bitPattern: packed >> codeBits), code: packed & ((1 << codeBits) - 1))
+        }
+
+        /// The clearance an entry stores, in metres (for tests).
+        func clearance(_ entry: Entry) -> Double { Double(entry.code >> 1) * unit }
+
+        /// The least code whose clearance is more than `metres`: step ⌊metres / unit⌋ + 1, so that
+        /// step × unit > metres (a product's rounding rather than a division's is far inside the
+        /// millimetre the grid takes off every clearance); past the last step, one no entry reaches.
+        @inline(__always)
+        func need(_ metres: Double) -> Need {
+            let step = min(Double(maxStep) + 1, max(0, metres * stepsPerMetre).rounded(.down) + 1)
+            return Need(code: UInt32(step) << 1)
+        }
     }
 
     enum Relation: UInt8, Sendable {
@@ -44,7 +103,8 @@ struct CoverGrid: Sendable, Equatable {
     private(set) var latitudeStep = 1.0, longitudeStep = 1.0
     private(set) var rows = 0, columns = 0
     private var cellStart: [UInt32] = [0]
-    private var entries: [Entry] = []
+    private var entries: [UInt32] = []
+    private(set) var code = EntryCode(conditions: 0, largestClearance: 1)
     /// Per row: cos of the centres' latitude, and a distance within which every point of a cell
     /// lies of its centre (for `entries(at:)`'s offset).
     private var rowCos: [Double] = []
@@ -85,7 +145,7 @@ struct CoverGrid: Sendable, Equatable {
             extent = extent.map { $0.union(box) } ?? box
             sizes.append((box.maxLatitude - box.minLatitude) * Geodesy.metresPerDegree)
         }
-        guard var area = extent, !sizes.isEmpty else { return }
+        guard var area = extent, !sizes.isEmpty, count <= EntryCode.largestCatalogue else { return }
         sizes.sort()
         let pad = reach / Geodesy.metresPerDegree * 2
         area.minLatitude = max(-90, area.minLatitude - pad); area.maxLatitude = min(90, area.maxLatitude + pad)
@@ -130,6 +190,9 @@ struct CoverGrid: Sendable, Equatable {
         }
         rowCos = rowCentres.map(\.cos)
         rowHalfDiagonal = rowCentres.map(\.halfDiagonal)
+        // Clearances beyond any cell's half-diagonal plus the reach decide every fix alike: the
+        // entries' steps need go no further.
+        code = EntryCode(conditions: count, largestClearance: ((rowHalfDiagonal.max() ?? 0) + reach) * 1.01 + 1)
         // Per column: the centre longitude, its sine and cosine.
         let columnCentres: [(longitude: Double, sin: Double, cos: Double)] = (0..<columns).map { c in
             let cell = Self.cellBox(0, c, area.minLatitude, area.minLongitude, latitudeStep, longitudeStep)
@@ -141,7 +204,7 @@ struct CoverGrid: Sendable, Equatable {
         let runCount = max(1, min(threads * 8, count / 64))
         let runs = (0..<runCount).map { k in
             CoverRun(start: count * k / runCount, end: count * (k + 1) / runCount) {
-                [minLatitude, minLongitude, latitudeStep, longitudeStep, rows, columns, reach, area, rowCentres, columnCentres] run, i in
+                [minLatitude, minLongitude, latitudeStep, longitudeStep, rows, columns, reach, area, rowCentres, columnCentres, code] run, i in
                 guard !catalog.geographicRemoved[i] else { return }
                 let box = Geodesy.expanded(catalog.boundingBox(Int32(i)), metres: reach)
                 guard box.minLongitude >= minLongitude, box.maxLongitude <= area.maxLongitude,
@@ -176,7 +239,7 @@ struct CoverGrid: Sendable, Equatable {
                         // (A millimetre less covers the rounding of the centre and of its distance.)
                         clearance -= 0.001
                         if clearance <= 0 { side = .crossed; clearance = 0 }
-                        run.entries.append(Entry(condition: Int32(i), centreSide: side, centreClearance: clearance))
+                        run.entries.append(code.pack(condition: Int32(i), side: side, clearance: clearance))
                         run.cellOfEntry.append(Int32(r * columns + c))
                     }
                 }
@@ -188,7 +251,7 @@ struct CoverGrid: Sendable, Equatable {
             for run in runs { run.classify() }
         }
         var cellOfEntry: [Int32] = []
-        var flat: [Entry] = []
+        var flat: [UInt32] = []
         var excluded: [Int32] = []
         for run in runs {
             cellOfEntry += run.cellOfEntry
@@ -215,7 +278,7 @@ struct CoverGrid: Sendable, Equatable {
         for cell in cellOfEntry { start[Int(cell) + 1] += 1 }
         for k in 0..<(rows * columns) { start[k + 1] += start[k] }
         var fill = start
-        var sorted = [Entry](repeating: Entry(condition: 0, centreSide: .outside, centreClearance: 0), count: flat.count)
+        var sorted = [UInt32](repeating: 0, count: flat.count)
         for (entry, cell) in zip(flat, cellOfEntry) {
             sorted[Int(fill[Int(cell)])] = entry
             fill[Int(cell)] += 1
@@ -297,10 +360,15 @@ struct CoverGrid: Sendable, Equatable {
         entries.withUnsafeBufferPointer { perimeter_prefetch($0.baseAddress! + first) }
     }
 
+    /// What an entry must store to decide a point `metres` (its offset from the cell's centre plus
+    /// its margin) from its cell's centre.
+    @inline(__always)
+    func need(_ metres: Double) -> Need { code.need(metres) }
+
     /// Entry `k` of a range `entries(at:)` gave. (Positions rather than a slice: a slice would retain
     /// the array on each fix.)
     @inline(__always)
-    func entry(_ k: Int) -> Entry { entries[k] }
+    func entry(_ k: Int) -> Entry { code.unpack(entries[k]) }
 }
 
 /// One run of conditions' cover-grid entries, classified by one thread.
@@ -311,7 +379,7 @@ private final class CoverRun: @unchecked Sendable {
     let start: Int, end: Int
     let body: @Sendable (CoverRun, Int) -> Void
     // (Written by one thread only: the runtime's exclusivity checks cost more than the appends.)
-    @exclusivity(unchecked) var entries: [CoverGrid.Entry] = []
+    @exclusivity(unchecked) var entries: [UInt32] = []
     @exclusivity(unchecked) var cellOfEntry: [Int32] = []
     @exclusivity(unchecked) var excluded: [Int32] = []
 
