@@ -32,4 +32,18 @@ import Testing
         // (Smaller than with optional doubles, each padded to 16 bytes.)
         #expect(MemoryLayout<Fix>.stride == 56)
     }
+
+    /// A batch record keeps what evaluation reads — time, position, accuracy — in 48 bytes; the
+    /// rest of a fix comes back nil.
+    @Test func batchRecordsKeepWhatEvaluationReads() {
+        let full = Fix(time: Timestamp(nanosecondsSinceEpoch: 9), coordinate: Self.here, horizontalAccuracy: -1,
+                       speed: 3, course: 90, altitude: 120)
+        var record = FixRecord(device: DeviceID(index: 4), fix: full, cause: 17)
+        #expect(record.fix == Fix(time: full.time, coordinate: full.coordinate, horizontalAccuracy: -1))
+        #expect(record.fix.speed == nil && record.fix.course == nil && record.fix.altitude == nil)
+        #expect(record.device == DeviceID(index: 4) && record.cause == 17)
+        record.fix.horizontalAccuracy = 12
+        #expect(record.fix.horizontalAccuracy == 12 && record.fix.time == full.time)
+        #expect(MemoryLayout<FixRecord>.stride == 48)
+    }
 }

@@ -10,17 +10,26 @@ protocol BatchRecord: Sendable {
 /// A fix of a batch for `MonitoringEngine.process(_:into:)`.
 public struct FixRecord: BatchRecord, Hashable {
     public var device: DeviceID
-    public var fix: Fix
+    /// The fix as the engine evaluates it: its time, position and accuracy. Speed, course and
+    /// altitude, which no condition reads, are not kept (they come back nil): a record of 48 bytes
+    /// rather than 72, copied and read at every step of a batch.
+    public var fix: Fix {
+        @inline(__always) get { Fix(time: time, coordinate: coordinate, horizontalAccuracy: horizontalAccuracy) }
+        set { (time, coordinate, horizontalAccuracy) = (newValue.time, newValue.coordinate, newValue.horizontalAccuracy) }
+    }
     /// Written into the events the fix causes (its input line, or record index).
     public var cause: Int
+    private(set) var time: Timestamp
+    private var coordinate: Coordinate
+    private var horizontalAccuracy: Double
 
     public init(device: DeviceID, fix: Fix, cause: Int) {
         self.device = device
-        self.fix = fix
         self.cause = cause
+        time = fix.time
+        coordinate = fix.coordinate
+        horizontalAccuracy = fix.horizontalAccuracy
     }
-
-    var time: Timestamp { fix.time }
 
     var problem: ObservationProblem? {
         do throws(ObservationProblem) {

@@ -24,14 +24,23 @@ public struct ObservationRecord: Sendable, Hashable {
 public struct PlainFixRecord: Sendable, Hashable {
     /// The reader's number for the device (`ObservationReader.deviceName(_:)` names it).
     public var deviceNumber: Int32
-    public var fix: Fix
+    /// The fix as the engine evaluates it (`FixRecord.fix`): speed, course and altitude are not kept.
+    public var fix: Fix {
+        @inline(__always) get { Fix(time: time, coordinate: coordinate, horizontalAccuracy: horizontalAccuracy) }
+        set { (time, coordinate, horizontalAccuracy) = (newValue.time, newValue.coordinate, newValue.horizontalAccuracy) }
+    }
     /// 1-based line in the file.
     public var line: Int
+    private var time: Timestamp
+    private var coordinate: Coordinate
+    private var horizontalAccuracy: Double
 
     public init(deviceNumber: Int32, fix: Fix, line: Int) {
         self.deviceNumber = deviceNumber
-        self.fix = fix
         self.line = line
+        time = fix.time
+        coordinate = fix.coordinate
+        horizontalAccuracy = fix.horizontalAccuracy
     }
 }
 
