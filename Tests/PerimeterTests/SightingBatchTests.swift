@@ -40,7 +40,7 @@ import Testing
         }
     }
 
-    @Test(arguments: [1, 3], [nil, 9_001])
+    @Test(arguments: [1, 3], [nil, 2_000, 9_001])
     func batchEqualsOneSightingAtATime(threads: Int, outOfOrder: Int?) throws {
         var oracle = try Self.engine(threads: 1)
         let records = Self.sightings(&oracle, outOfOrder: outOfOrder)

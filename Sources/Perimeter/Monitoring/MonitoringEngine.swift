@@ -273,8 +273,14 @@ public struct MonitoringEngine: Sendable {
             batchLatest.withUnsafeMutableBufferPointer { latest in
                 batchMarks.withUnsafeMutableBufferPointer { marks in
                     nonisolated(unsafe) let (devices, latest, marks) = (devices, latest, marks)
+                    // With several workers, each first sorts its part of the batch by shard.
+                    let partitioned = workers > 1 && batch.count <= Int(UInt32.max) ? shards : nil
+                    if partitioned != nil {
+                        DispatchQueue.concurrentPerform(iterations: workers) { w in shards[w].partition(batch, worker: w, of: workers) }
+                    }
                     DispatchQueue.concurrentPerform(iterations: workers) { w in
-                        shards[w].select(batch, worker: w, of: workers, devices: devices, latest: latest, marks: marks, mark: mark)
+                        shards[w].select(batch, worker: w, of: workers, partitioned: partitioned, devices: devices,
+                                         latest: latest, marks: marks, mark: mark)
                     }
                 }
             }
