@@ -138,7 +138,7 @@ public struct ObservationReader: ~Copyable {
             let numbers = share.newNames.names.map { devices.number($0) }
             for j in share.fixes.indices {
                 guard count < limit else {
-                    consumed = share.lineStarts[j]
+                    consumed = share.lineStart(ofFix: j, in: block)
                     break merge
                 }
                 var record = share.fixes[j]

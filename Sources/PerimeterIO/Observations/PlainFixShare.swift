@@ -14,8 +14,8 @@ final class PlainFixShare: @unchecked Sendable {
     /// The fixes, in order. `line` counts from 0 within the share; `deviceNumber` is the reader's
     /// number for a device it knew before the block, or −1 − k for the share's `k`-th new name.
     var fixes: [PlainFixRecord] = []
-    /// Where each fix's line starts in the block.
-    var lineStarts: [Int] = []
+    /// Where the share's lines start in the block.
+    private(set) var start = 0
     /// Names the reader did not know, in order of first appearance in the share.
     var newNames = DeviceNames()
     /// Where the first line the fast path refused starts in the block, if one did.
@@ -26,23 +26,33 @@ final class PlainFixShare: @unchecked Sendable {
                 columns: PlainRecordDecoder.CSVColumns?, known: DeviceNames) {
         // Locals while decoding: a class's stored properties are checked for exclusive access on
         // every use.
-        var fixes = self.fixes, lineStarts = self.lineStarts, newNames = self.newNames
+        var fixes = self.fixes, newNames = self.newNames
         self.fixes = []
-        self.lineStarts = []
         fixes.removeAll(keepingCapacity: true)
-        lineStarts.removeAll(keepingCapacity: true)
         newNames.removeAll()
-        stop = decode(block, range, format: format, columns: columns, known: known,
-                      into: &fixes, lineStarts: &lineStarts, newNames: &newNames)
+        start = range.lowerBound
+        stop = decode(block, range, format: format, columns: columns, known: known, into: &fixes, newNames: &newNames)
         self.fixes = fixes
-        self.lineStarts = lineStarts
         self.newNames = newNames
+    }
+
+    /// Where the line of fix `j` starts in `block` (the block the share decoded). Its fixes are its
+    /// first lines, one a line, so this counts `j` newlines from its start rather than keeping every
+    /// line's start (8 bytes a record to write, for the rare block cut short).
+    func lineStart(ofFix j: Int, in block: UnsafeBufferPointer<UInt8>) -> Int {
+        guard let base = block.baseAddress else { return start }
+        var at = start
+        for _ in 0..<j {
+            guard let newline = memchr(base + at, Int32(UInt8(ascii: "\n")), block.count - at) else { return block.count }
+            at = base.distance(to: newline.assumingMemoryBound(to: UInt8.self)) + 1
+        }
+        return at
     }
 
     /// Where the first refused line starts, if one was.
     private func decode(_ block: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, format: ObservationFormat,
                         columns: PlainRecordDecoder.CSVColumns?, known: DeviceNames, into fixes: inout [PlainFixRecord],
-                        lineStarts: inout [Int], newNames: inout DeviceNames) -> Int? {
+                        newNames: inout DeviceNames) -> Int? {
         guard let base = block.baseAddress else { return nil }
         var start = range.lowerBound
         while start < range.upperBound {
@@ -68,7 +78,6 @@ final class PlainFixShare: @unchecked Sendable {
                 return start  // not UTF-8: the general path words the error
             }
             fixes.append(PlainFixRecord(deviceNumber: number, fix: fix, line: fixes.count))
-            lineStarts.append(start)
             start = next
         }
         return nil
