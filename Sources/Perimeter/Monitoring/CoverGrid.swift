@@ -104,7 +104,8 @@ struct CoverGrid: Sendable, Equatable {
     private(set) var rows = 0, columns = 0
     private var cellStart: [UInt32] = [0]
     private var entries: [UInt32] = []
-    private(set) var code = EntryCode(conditions: 0, largestClearance: 1)
+    /// How `entries` are packed.
+    private(set) var packing = EntryCode(conditions: 0, largestClearance: 1)
     /// Per row: cos of the centres' latitude, and a distance within which every point of a cell
     /// lies of its centre (for `entries(at:)`'s offset).
     private var rowCos: [Double] = []
@@ -192,7 +193,7 @@ struct CoverGrid: Sendable, Equatable {
         rowHalfDiagonal = rowCentres.map(\.halfDiagonal)
         // Clearances beyond any cell's half-diagonal plus the reach decide every fix alike: the
         // entries' steps need go no further.
-        code = EntryCode(conditions: count, largestClearance: ((rowHalfDiagonal.max() ?? 0) + reach) * 1.01 + 1)
+        packing = EntryCode(conditions: count, largestClearance: ((rowHalfDiagonal.max() ?? 0) + reach) * 1.01 + 1)
         // Per column: the centre longitude, its sine and cosine.
         let columnCentres: [(longitude: Double, sin: Double, cos: Double)] = (0..<columns).map { c in
             let cell = Self.cellBox(0, c, area.minLatitude, area.minLongitude, latitudeStep, longitudeStep)
@@ -204,7 +205,7 @@ struct CoverGrid: Sendable, Equatable {
         let runCount = max(1, min(threads * 8, count / 64))
         let runs = (0..<runCount).map { k in
             CoverRun(start: count * k / runCount, end: count * (k + 1) / runCount) {
-                [minLatitude, minLongitude, latitudeStep, longitudeStep, rows, columns, reach, area, rowCentres, columnCentres, code] run, i in
+                [minLatitude, minLongitude, latitudeStep, longitudeStep, rows, columns, reach, area, rowCentres, columnCentres, packing] run, i in
                 guard !catalog.geographicRemoved[i] else { return }
                 let box = Geodesy.expanded(catalog.boundingBox(Int32(i)), metres: reach)
                 guard box.minLongitude >= minLongitude, box.maxLongitude <= area.maxLongitude,
@@ -239,7 +240,7 @@ struct CoverGrid: Sendable, Equatable {
                         // (A millimetre less covers the rounding of the centre and of its distance.)
                         clearance -= 0.001
                         if clearance <= 0 { side = .crossed; clearance = 0 }
-                        run.entries.append(code.pack(condition: Int32(i), side: side, clearance: clearance))
+                        run.entries.append(packing.pack(condition: Int32(i), side: side, clearance: clearance))
                         run.cellOfEntry.append(Int32(r * columns + c))
                     }
                 }
@@ -363,12 +364,12 @@ struct CoverGrid: Sendable, Equatable {
     /// What an entry must store to decide a point `metres` (its offset from the cell's centre plus
     /// its margin) from its cell's centre.
     @inline(__always)
-    func need(_ metres: Double) -> Need { code.need(metres) }
+    func need(_ metres: Double) -> Need { packing.need(metres) }
 
     /// Entry `k` of a range `entries(at:)` gave. (Positions rather than a slice: a slice would retain
     /// the array on each fix.)
     @inline(__always)
-    func entry(_ k: Int) -> Entry { code.unpack(entries[k]) }
+    func entry(_ k: Int) -> Entry { packing.unpack(entries[k]) }
 }
 
 /// One run of conditions' cover-grid entries, classified by one thread.
