@@ -111,17 +111,22 @@ public enum BatchEvaluation {
             if Int(number) >= deviceIDs.count { nameDevices(&engine) }
             return deviceIDs[Int(number)]
         }
+        /// `deviceID(number:_:)` while the reader is reading: it hands over the names it has numbered.
+        func deviceID(number: Int32, names: [String], _ engine: inout MonitoringEngine) -> DeviceID {
+            while Int(number) >= deviceIDs.count { deviceIDs.append(engine.deviceID(names[deviceIDs.count])) }
+            return deviceIDs[Int(number)]
+        }
 
         // Consecutive fixes, and consecutive sightings, go through the engine's batch paths (same
         // events, geometry computed cell by cell, devices sharded across its threads); any other
         // record, and the end, first applies what is pending (one of the two lists at most).
         // Reading, evaluating and writing take turns, each on every thread: run side by side they
         // only competed for the same cores. The text of a pending record is kept only when it may
-        // have to be quarantined.
-        var pending: [PlainFixRecord] = []
+        // have to be quarantined. Pending fixes are the engine's records already, made by the reader
+        // as it reads (a batch of them is then handed over as it is, not copied).
+        var pending: [FixRecord] = []
         var pendingSightings: [(deviceNumber: Int32, sighting: BeaconSighting, line: Int)] = []
         var pendingTexts: [String] = []
-        var batch: [FixRecord] = []
         var sightingBatch: [SightingRecord] = []
         let keepTexts = badRecords == .quarantine
 
@@ -129,16 +134,16 @@ public enum BatchEvaluation {
         /// device's start would take the batch's start events past the budget (each device counted
         /// once), and after at least one record. Every pending record's device is named already.
         var budgetMarks: [UInt32] = [], budgetMark: UInt32 = 0
-        func batchEnd(from start: Int, count: Int, deviceNumber: (Int) -> Int32, _ engine: inout MonitoringEngine) -> Int {
+        func batchEnd(from start: Int, count: Int, device: (Int) -> DeviceID, _ engine: inout MonitoringEngine) -> Int {
             guard engine.hasStartEvents else { return count }
             budgetMark &+= 1
-            if budgetMarks.count < deviceIDs.count { budgetMarks += repeatElement(0, count: deviceIDs.count - budgetMarks.count) }
             var events = 0
             for k in start..<count {
-                let n = Int(deviceNumber(k))
+                let id = device(k), n = Int(id.index)
+                if n >= budgetMarks.count { budgetMarks += repeatElement(0, count: n + 1 - budgetMarks.count) }
                 guard budgetMarks[n] != budgetMark else { continue }
                 budgetMarks[n] = budgetMark
-                events += engine.startEventBound(deviceIDs[n])
+                events += engine.startEventBound(id)
                 if events > eventBudget && k > start { return k }
             }
             return count
@@ -151,12 +156,12 @@ public enum BatchEvaluation {
             // (a slot per device, threads) would cost more than they do.
             if pending.count + pendingSightings.count < Self.smallestBatch {
                 for (k, p) in pending.enumerated() {
-                    try applyOne(.fix(p.fix), number: p.deviceNumber, line: p.line, text: keepTexts ? pendingTexts[k] : "",
+                    try applyOne(.fix(p.fix), device: p.device, line: p.cause, text: keepTexts ? pendingTexts[k] : "",
                                  &engine, outputs: &outputs)
                 }
                 for (k, p) in pendingSightings.enumerated() {
-                    try applyOne(.sighting(p.sighting), number: p.deviceNumber, line: p.line, text: keepTexts ? pendingTexts[k] : "",
-                                 &engine, outputs: &outputs)
+                    try applyOne(.sighting(p.sighting), device: deviceID(number: p.deviceNumber, &engine), line: p.line,
+                                 text: keepTexts ? pendingTexts[k] : "", &engine, outputs: &outputs)
                 }
                 pending.removeAll(keepingCapacity: true)
                 pendingSightings.removeAll(keepingCapacity: true)
@@ -165,12 +170,17 @@ public enum BatchEvaluation {
             }
             nameDevices(&engine)
             let ids = deviceIDs
-            try applyInBatches(pending, deviceNumber: \.deviceNumber, line: \.line, into: &batch, &engine, outputs: &outputs,
-                               record: { FixRecord(device: ids[Int($0.deviceNumber)], fix: $0.fix, cause: $0.line) },
+            // (Pending fixes are a batch as they stand: only a batch cut short by the event budget is a copy.)
+            try applyInBatches(pending, device: \.device, line: \.cause, &engine, outputs: &outputs,
+                               records: { $0 == pending.indices ? pending : Array(pending[$0]) },
                                process: { records, engine, events throws(BatchProblem) in try engine.process(records, into: &events) })
-            try applyInBatches(pendingSightings, deviceNumber: \.deviceNumber, line: \.line, into: &sightingBatch, &engine,
-                               outputs: &outputs,
-                               record: { SightingRecord(device: ids[Int($0.deviceNumber)], sighting: $0.sighting, cause: $0.line) },
+            try applyInBatches(pendingSightings, device: { ids[Int($0.deviceNumber)] }, line: \.line, &engine, outputs: &outputs,
+                               records: { range in
+                                   fill(&sightingBatch, from: pendingSightings, range) {
+                                       SightingRecord(device: ids[Int($0.deviceNumber)], sighting: $0.sighting, cause: $0.line)
+                                   }
+                                   return sightingBatch
+                               },
                                process: { records, engine, events throws(BatchProblem) in try engine.process(records, into: &events) })
             pending.removeAll(keepingCapacity: true)
             pendingSightings.removeAll(keepingCapacity: true)
@@ -178,18 +188,17 @@ public enum BatchEvaluation {
         }
 
         /// Applies pending fixes or sightings through the engine's batch path, in batches cut at the
-        /// event budget (`batchEnd`), each record made by `record` from a pending one (every device
-        /// already named to the engine) into `batch` (kept from call to call for its capacity).
+        /// event budget (`batchEnd`), each batch the engine's records `records` gives for a range of
+        /// pending ones (every device already named to the engine).
         func applyInBatches<Pending, Record>(
-            _ pending: [Pending], deviceNumber: (Pending) -> Int32, line: (Pending) -> Int, into batch: inout [Record],
-            _ engine: inout MonitoringEngine, outputs: inout Outputs, record: @escaping (Pending) -> Record,
+            _ pending: [Pending], device: (Pending) -> DeviceID, line: (Pending) -> Int,
+            _ engine: inout MonitoringEngine, outputs: inout Outputs, records: (Range<Int>) -> [Record],
             process: ([Record], inout MonitoringEngine, inout [MonitorEvent]) throws(BatchProblem) -> Void
         ) throws(InputError) {
             var start = 0
             while start < pending.count {
-                let end = batchEnd(from: start, count: pending.count, deviceNumber: { deviceNumber(pending[$0]) }, &engine)
-                fill(&batch, from: pending, start..<end, record)
-                let records = batch
+                let end = batchEnd(from: start, count: pending.count, device: { device(pending[$0]) }, &engine)
+                let records = records(start..<end)
                 try applyRejectingRefused(count: records.count, textsFrom: start, cause: { line(pending[start + $0]) }, &engine,
                                           outputs: &outputs) { from, engine, events throws(BatchProblem) in
                     try process(from == 0 ? records : Array(records[from...]), &engine, &events)
@@ -221,11 +230,11 @@ public enum BatchEvaluation {
 
         /// Applies one record and writes its events; a refused record is rejected after the events
         /// that the time before it produced.
-        func applyOne(_ observation: Observation, number: Int32, line: Int, text: @autoclosure () -> String,
+        func applyOne(_ observation: Observation, device: DeviceID, line: Int, text: @autoclosure () -> String,
                       _ engine: inout MonitoringEngine, outputs: inout Outputs) throws(InputError) {
             events.removeAll(keepingCapacity: true)
             do throws(ObservationProblem) {
-                try engine.process(observation, device: deviceID(number: number, &engine), cause: line, into: &events)
+                try engine.process(observation, device: device, cause: line, into: &events)
             } catch {
                 try write(events, &engine, outputs: &outputs)
                 events.removeAll(keepingCapacity: true)
@@ -276,7 +285,15 @@ public enum BatchEvaluation {
             // one record at a time.
             let room = Self.batchSize - pending.count
             // (While sightings are pending, a fix comes through next(), which applies them first.)
-            let plain = pendingSightings.isEmpty ? observations.readPlainFixes(into: &pending, limit: keepTexts ? 1 : room) : 0
+            // (The devices named so far read from a constant: a record of a new one, rare after the
+            // first blocks, takes the way that names it. Through that way every record made the
+            // serial merge of decoded fixes 3× as slow.)
+            let named = deviceIDs
+            let plain = !pendingSightings.isEmpty ? 0 : observations.readPlainFixes(into: &pending, limit: keepTexts ? 1 : room) { p, names in
+                let n = Int(p.deviceNumber)
+                return FixRecord(device: n < named.count ? named[n] : deviceID(number: p.deviceNumber, names: names, &engine),
+                                 fix: p.fix, cause: p.line)
+            }
             if plain > 0 {
                 summary.recordsRead += plain
                 if keepTexts { pendingTexts.append(observations.currentLineText) }
@@ -289,7 +306,7 @@ public enum BatchEvaluation {
             case .success(let record):
                 if case .fix(let fix) = record.observation {
                     if !pendingSightings.isEmpty { try drain(&engine, outputs: &outputs) }
-                    pending.append(PlainFixRecord(deviceNumber: record.deviceNumber, fix: fix, line: record.line))
+                    pending.append(FixRecord(device: deviceID(number: record.deviceNumber, &engine), fix: fix, cause: record.line))
                     if keepTexts { pendingTexts.append(observations.currentLineText) }
                     if pending.count >= Self.batchSize { try drain(&engine, outputs: &outputs) }
                     break
@@ -302,7 +319,7 @@ public enum BatchEvaluation {
                     break
                 }
                 try drain(&engine, outputs: &outputs)
-                try applyOne(record.observation, number: record.deviceNumber, line: record.line,
+                try applyOne(record.observation, device: deviceID(number: record.deviceNumber, &engine), line: record.line,
                              text: observations.currentLineText, &engine, outputs: &outputs)
             case .failure(let error):
                 try drain(&engine, outputs: &outputs)

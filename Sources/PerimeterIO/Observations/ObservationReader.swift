@@ -85,9 +85,17 @@ public struct ObservationReader: ~Copyable {
     /// `threads` > 1, long runs are decoded a block at a time in parallel. Returns how many it read;
     /// 0 until `next()` has met the first line (the format, and a CSV header).
     public mutating func readPlainFixes(into fixes: inout [PlainFixRecord], limit: Int) -> Int {
+        readPlainFixes(into: &fixes, limit: limit) { record, _ in record }
+    }
+
+    /// `readPlainFixes(into:limit:)`, each record appended as `make` makes it — given the fix with its
+    /// device numbered and its line, and the names the reader has numbered so far — so that a caller
+    /// can have its own records without copying a list of plain ones.
+    mutating func readPlainFixes<Record>(into fixes: inout [Record], limit: Int,
+                                         making make: (PlainFixRecord, _ names: [String]) -> Record) -> Int {
         guard !failed, let format, format == .jsonLines || csvHeader != nil else { return 0 }
         if threads > 1 && limit >= Self.parallelRun && !runsAreShort,
-           let count = readBlockOfPlainFixes(into: &fixes, limit: limit, format: format) {
+           let count = readBlockOfPlainFixes(into: &fixes, limit: limit, format: format, making: make) {
             return count
         }
         // Line by line; while runs are short, only as far as a parallel run would pay again.
@@ -101,7 +109,7 @@ public struct ObservationReader: ~Copyable {
                 lines.unreadLine()
                 break
             }
-            fixes.append(PlainFixRecord(deviceNumber: number, fix: fix, line: lines.lineNumber))
+            fixes.append(make(PlainFixRecord(deviceNumber: number, fix: fix, line: lines.lineNumber), devices.names))
             count += 1
         }
         if count == most { runsAreShort = false }
@@ -111,8 +119,8 @@ public struct ObservationReader: ~Copyable {
     /// One block of whole lines decoded by `threads` shares at once, then merged in order: new device
     /// names numbered in order of first appearance, lines numbered, and everything from the first
     /// line the fast path refused (or past `limit`) left unread. `nil` when no block could be taken.
-    private mutating func readBlockOfPlainFixes(into fixes: inout [PlainFixRecord], limit: Int,
-                                                format: ObservationFormat) -> Int? {
+    private mutating func readBlockOfPlainFixes<Record>(into fixes: inout [Record], limit: Int, format: ObservationFormat,
+                                                        making make: (PlainFixRecord, [String]) -> Record) -> Int? {
         let bytes = max(1 << 16, min(Self.largestBlock, limit * bytesPerLine * 15 / 16))
         guard let block = lines.peekLines(bytes: bytes) else { return nil }
         while shares.count < threads { shares.append(PlainFixShare()) }
@@ -135,7 +143,7 @@ public struct ObservationReader: ~Copyable {
         let firstLine = lines.lineNumber + 1
         var count = 0, consumed = block.count
         merge: for share in shares {
-            let numbers = share.newNames.names.map { devices.number($0) }
+            let numbers = share.newNames.names.map { devices.number($0) }, names = devices.names
             for j in share.fixes.indices {
                 guard count < limit else {
                     consumed = share.lineStart(ofFix: j, in: block)
@@ -144,7 +152,7 @@ public struct ObservationReader: ~Copyable {
                 var record = share.fixes[j]
                 if record.deviceNumber < 0 { record.deviceNumber = numbers[Int(-1 - record.deviceNumber)] }
                 record.line = firstLine + count
-                fixes.append(record)
+                fixes.append(make(record, names))
                 count += 1
             }
             if let stop = share.stop {
