@@ -312,8 +312,8 @@ struct CoverGrid: Sendable, Equatable {
 
     /// The positions of the entries of the cell holding `c` (see `entry(_:)`), or an empty range
     /// outside the grid; and `offset`, an upper bound on the distance in metres from `c` to the
-    /// cell's centre, so that `c` is at least `centreClearance - offset` from each boundary, on the
-    /// centre's side.
+    /// cell's centre, so that `c` is at least an entry's clearance less `offset` from its boundary,
+    /// on the centre's side (`need(_:)` turns `offset` plus a margin into what an entry must store).
     @inline(__always)
     func entries(at c: Coordinate) -> (range: Range<Int>, offset: Double) {
         guard let (r, col) = rowAndColumn(at: c) else { return (0..<0, 0) }
