@@ -14,22 +14,20 @@ public struct FixRecord: BatchRecord, Hashable {
     /// altitude, which no condition reads, are not kept (they come back nil): a record of 48 bytes
     /// rather than 72, copied and read at every step of a batch.
     public var fix: Fix {
-        @inline(__always) get { Fix(time: time, coordinate: coordinate, horizontalAccuracy: horizontalAccuracy) }
-        set { (time, coordinate, horizontalAccuracy) = (newValue.time, newValue.coordinate, newValue.horizontalAccuracy) }
+        @inline(__always) get { evaluated.fix }
+        set { evaluated = EvaluatedFix(newValue) }
     }
     /// Written into the events the fix causes (its input line, or record index).
     public var cause: Int
-    private(set) var time: Timestamp
-    private var coordinate: Coordinate
-    private var horizontalAccuracy: Double
+    private var evaluated: EvaluatedFix
 
     public init(device: DeviceID, fix: Fix, cause: Int) {
         self.device = device
         self.cause = cause
-        time = fix.time
-        coordinate = fix.coordinate
-        horizontalAccuracy = fix.horizontalAccuracy
+        evaluated = EvaluatedFix(fix)
     }
+
+    var time: Timestamp { evaluated.time }
 
     var problem: ObservationProblem? {
         do throws(ObservationProblem) {

@@ -26,21 +26,17 @@ public struct PlainFixRecord: Sendable, Hashable {
     public var deviceNumber: Int32
     /// The fix as the engine evaluates it (`FixRecord.fix`): speed, course and altitude are not kept.
     public var fix: Fix {
-        @inline(__always) get { Fix(time: time, coordinate: coordinate, horizontalAccuracy: horizontalAccuracy) }
-        set { (time, coordinate, horizontalAccuracy) = (newValue.time, newValue.coordinate, newValue.horizontalAccuracy) }
+        @inline(__always) get { evaluated.fix }
+        set { evaluated = EvaluatedFix(newValue) }
     }
     /// 1-based line in the file.
     public var line: Int
-    private var time: Timestamp
-    private var coordinate: Coordinate
-    private var horizontalAccuracy: Double
+    private var evaluated: EvaluatedFix
 
     public init(deviceNumber: Int32, fix: Fix, line: Int) {
         self.deviceNumber = deviceNumber
         self.line = line
-        time = fix.time
-        coordinate = fix.coordinate
-        horizontalAccuracy = fix.horizontalAccuracy
+        evaluated = EvaluatedFix(fix)
     }
 }
 
