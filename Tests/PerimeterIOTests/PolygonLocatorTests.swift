@@ -187,6 +187,10 @@ import Testing
         var rng = SplitMix64(seed: 8)
         var shapes = try Self.countries().filter { ["NOR", "CHL", "IDN", "ZAF", "RUS"].contains($0.0) }.map(\.1)
         shapes.append([Self.spiky(1024, centre: Coordinate(latitude: 60, longitude: 10), radius: 0.2, rng: &rng)])
+        // Geofence-sized polygons of few edges, whose single stripe serves the margins wider than them.
+        for n in [16, 40, 64] {
+            shapes.append([Self.spiky(n, centre: Coordinate(latitude: 48.85, longitude: 2.35), radius: 0.004, rng: &rng)])
+        }
         var decided = 0
         for polygons in shapes {
             let shape = PolygonShape(polygons)
@@ -201,6 +205,22 @@ import Testing
             }
         }
         #expect(decided > 5000)
+    }
+
+    /// A polygon of few edges keeps each edge once: its edge list has no spare capacity (beyond the
+    /// allocator's rounding, less than an edge), and its one
+    /// stripe lists every edge (40 edges over 40 stripes listed each edge six times).
+    @Test func aSmallPolygonKeepsEachEdgeOnce() {
+        var rng = SplitMix64(seed: 12)
+        for n in [16, 40, 64, 65] {
+            let locator = PolygonShape([Self.spiky(n, centre: Coordinate(latitude: 48.85, longitude: 2.35), radius: 0.004, rng: &rng)]).locator
+            #expect(locator.edges.capacity >= 4 * n && locator.edges.capacity < 4 * n + 4)
+            if n <= PolygonLocator.fewStripedEdges {
+                #expect(locator.stripeEdgeCount == n)
+            } else {
+                #expect(locator.stripeEdgeCount > n)
+            }
+        }
     }
 
     /// The fast margin test (early answers from the frame distance) gives exactly the full measure's

@@ -57,18 +57,27 @@ final class PolygonLocator: Sendable {
             + HeapBytes.of(cells) + HeapBytes.of(clearance) + HeapBytes.of(cellEdgeStart) + HeapBytes.of(cellEdges)
     }
 
+    /// How many edges the stripes list in all (an edge once for each stripe it reaches): for tests.
+    var stripeEdgeCount: Int { stripeEdges.count }
+
     static let outside: UInt8 = 0
     static let inside: UInt8 = 1
     static let boundary: UInt8 = 2
 
     init(_ polygons: [GeoPolygon]) {
+        // Exactly as many as there are edges: appending one at a time left up to half the capacity
+        // unused, the largest part of a small polygon's memory.
         var edges: [Double] = []
+        edges.reserveCapacity(4 * polygons.reduce(0) { count, polygon in
+            polygon.rings.reduce(count) { $0 + max(0, $1.count - 1) }
+        })
         var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
         for polygon in polygons {
             for ring in polygon.rings where ring.count > 1 {
                 for i in 0..<(ring.count - 1) {
                     let a = ring[i], b = ring[i + 1]
-                    edges += [a.longitude, a.latitude, b.longitude, b.latitude]
+                    edges.append(a.longitude); edges.append(a.latitude)
+                    edges.append(b.longitude); edges.append(b.latitude)
                 }
                 for c in ring {
                     minX = min(minX, c.longitude); maxX = max(maxX, c.longitude)
@@ -79,9 +88,11 @@ final class PolygonLocator: Sendable {
         self.minX = minX; self.minY = minY; self.maxX = maxX; self.maxY = maxY
         let edgeCount = edges.count / 4
 
-        // Stripes: about one per edge, so that a stripe lists a handful of edges on real outlines.
+        // Stripes: about one per edge, so that a stripe lists a handful of edges on real outlines —
+        // but one for a polygon of few edges, whose edges each span many stripes (a 40-edge polygon
+        // listed each edge in six), and whose stripes only serve the rare fallbacks.
         let height = max(maxY - minY, 1e-12)
-        stripeCount = max(1, min(edgeCount, 1 << 16))
+        stripeCount = edgeCount <= Self.fewStripedEdges ? 1 : min(edgeCount, 1 << 16)
         stripeScale = Double(stripeCount) / height
         var counts = [Int32](repeating: 0, count: stripeCount + 1)
         func stripe(_ y: Double, count: Int, scale: Double, origin: Double) -> Int {
@@ -576,6 +587,9 @@ final class PolygonLocator: Sendable {
             return crossings & 1 == 1
         }
     }
+
+    /// Polygons of at most this many edges have a single stripe.
+    static let fewStripedEdges = 64
 
     /// Boundary cells a row walk takes each way before `rowCovers` uses the stripe instead.
     static let longestRun = 16
