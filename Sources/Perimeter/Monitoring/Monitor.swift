@@ -75,7 +75,7 @@ public actor Monitor {
     /// Applies one record of `device`'s stream; returns (and yields) the events it caused.
     @discardableResult
     public func process(_ observation: Observation, device: String = Monitor.defaultDevice) throws(ObservationProblem) -> [MonitorEvent] {
-        buffer.removeAll(keepingCapacity: true)
+        if !buffer.isEmpty { buffer.removeAll(keepingCapacity: true) }
         defer { publish() }
         recordCount += 1
         try engine.process(observation, device: device, cause: recordCount, into: &buffer)
@@ -107,6 +107,8 @@ public actor Monitor {
     }
 
     private func publish() {
+        // (One fix at a time, most records publish nothing: each step below is skipped unless needed,
+        // rather than calling into the arrays to empty what is already empty.)
         for event in buffer {
             let key = RecordKey(device: event.device, identifier: event.identifier)
             // A held event's final verdict can come out after a newer event of its condition (one
@@ -117,9 +119,10 @@ public actor Monitor {
             }
             continuation.yield(event)
         }
-        changeBuffer.removeAll(keepingCapacity: true)
         engine.takeAuthorizationChanges(into: &changeBuffer)
+        guard !changeBuffer.isEmpty else { return }
         for change in changeBuffer { authorizationContinuation.yield(change) }
+        changeBuffer.removeAll(keepingCapacity: true)
     }
 
     /// Events still held during provisional always, over all devices.

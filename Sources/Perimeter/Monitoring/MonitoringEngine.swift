@@ -371,6 +371,8 @@ public struct MonitoringEngine: Sendable {
     /// device's starting authorization at its first record, then every change of status, accuracy,
     /// provisional or temporary grants, location services or use.
     public mutating func takeAuthorizationChanges(into changes: inout [AuthorizationChange]) {
+        // (Most records change no authorization: an empty take costs two checks, not two calls.)
+        guard !authorizationChanges.isEmpty else { return }
         changes.append(contentsOf: authorizationChanges)
         authorizationChanges.removeAll(keepingCapacity: true)
     }
