@@ -228,7 +228,7 @@ if let r = arguments.firstIndex(of: "--threads"), r + 1 < arguments.count {
 let perPoint = arguments.contains("--per-point")
 arguments.removeAll { $0 == "--per-point" }
 // State modes: how the batch path gets each fix's geometry (MonitoringEngine.batchGeometryFirst);
-// by default the engine chooses by the size of the polygon data.
+// by default the engine's default (on the spot).
 var geometryFirst: Bool?
 if let r = arguments.firstIndex(of: "--geometry"), r + 1 < arguments.count {
     guard ["first", "lazy"].contains(arguments[r + 1]) else { die("--geometry takes first or lazy") }
@@ -367,7 +367,7 @@ if baseMode == "beacons" {
         for _ in 0..<repeatCount {
             var e = MonitoringEngine(policy: policy)
             e.batchThreads = threads
-            e.batchGeometryFirst = geometryFirst
+            if let geometryFirst { e.batchGeometryFirst = geometryFirst }
             for (i, condition) in conditions.enumerated() { try! e.add(condition, identifier: "k\(i)") }
             e.prepare()  // index building is build time, as for the peers
             let ids = (0..<(Int(fixes.device.max() ?? 0) + 1)).map { e.deviceID("d\($0)") }

@@ -273,10 +273,6 @@ struct ConditionCatalog: Sendable {
         return circleShapes[Int(s.slot)].distanceToBoundary(&frame)
     }
 
-    /// Whether the polygons' data is too large to stay in cache, so that evaluating fixes in cell order
-    /// pays (measured on the peer workloads, see `ContainmentQuery.cachedBytes`).
-    var polygonDataOutgrowsCache: Bool { coverGrid.hasCells && polygonBytes > ContainmentQuery.cachedBytes }
-
     /// A lower bound on the distance of every geographic condition that `collectReadings` leaves out for
     /// a fix with margin `m`: its margin, or the cover grid's reach when the grid alone answered.
     func nonCandidateDistance(margin m: Double) -> Double {

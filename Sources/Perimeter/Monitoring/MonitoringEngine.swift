@@ -206,10 +206,10 @@ public struct MonitoringEngine: Sendable {
     ///
     /// Faster for large batches: devices are split into shards (by number), one per thread, each
     /// running its devices' fixes in record order, and the events are merged back in record order.
-    /// A fix that its device's anchor (`FixAnchor`) proves changes nothing needs no geometry. When the
-    /// polygons' data outgrows the cache, a shard first computes the geometry of the fixes that may
-    /// need it in an order that keeps fixes of the same place together (`batchGeometryFirst`). A
-    /// refused fix stops the batch there, as sequential calls would.
+    /// A fix that its device's anchor (`FixAnchor`) proves changes nothing needs no geometry; the
+    /// others get theirs on their turn (or, with `batchGeometryFirst`, ahead in an order that keeps
+    /// fixes of the same place together). A refused fix stops the batch there, as sequential calls
+    /// would.
     public mutating func process(_ batch: [FixRecord], into events: inout [MonitorEvent]) throws(BatchProblem) {
         catalog.prepareIndex(threads: batchThreads)
         // 1. The shards' records, up to the first refused fix (bad values, or older than its device's
@@ -218,7 +218,7 @@ public struct MonitoringEngine: Sendable {
 
         // 2. The shards, each with its own scratch and outputs.
         let catalog = self.catalog, policy = self.policy
-        let geometryFirst = batchGeometryFirst ?? catalog.polygonDataOutgrowsCache
+        let geometryFirst = batchGeometryFirst
         devices.withUnsafeMutableBufferPointer { devices in
             nonisolated(unsafe) let devices = devices
             DispatchQueue.concurrentPerform(iterations: shards.count) { w in
@@ -351,10 +351,12 @@ public struct MonitoringEngine: Sendable {
 
     /// Whether the batch path computes its fixes' geometry ahead in cell order (`true`: the fixes
     /// from each device's first that its anchor cannot answer, less those that any anchor the fix
-    /// before could leave would answer) or each fix's only when its anchor cannot answer (`false`);
-    /// `nil` chooses by the size of the polygon data (for benchmarks and tests: the events are the
-    /// same either way).
-    public var batchGeometryFirst: Bool?
+    /// before could leave would answer) or each fix's only when its anchor cannot answer (`false`,
+    /// the default). The events are the same either way. Ahead used to pay once the polygons' data
+    /// outgrew the cache; since fixes run device by device with their records and cells prefetched,
+    /// on the spot is faster on every workload measured, 100k polygons (509 MB) included, because it
+    /// computes only the geometry that is needed (`Benchmarks/RESULTS.md`, fourteenth session).
+    public var batchGeometryFirst = false
 
     /// Threads the batch path may use (1: the caller's thread only): for the state machines, sharded
     /// by device (each shard computing its own fixes' geometry), and for building the cover grid.
