@@ -192,16 +192,21 @@ func monitorLatency(_ conditions: [Condition], _ fixes: Fixes, policy: Monitorin
     let ids = (0..<(Int(fixes.device.max() ?? 0) + 1)).map { engine.deviceID("d\($0)") }
     var events: [MonitorEvent] = []
     for i in 0..<warm { try! engine.process(.fix(fixes.fix(i)), device: ids[Int(fixes.device[i])], cause: i, into: &events); events.removeAll() }
-    var samples: [Double] = []
+    var samples: [Double] = [], anchored: [Double] = [], geometric: [Double] = []
     samples.reserveCapacity(n)
     for i in warm..<(warm + n) {
         let f = fixes.fix(i), d = ids[Int(fixes.device[i])]
+        let anchoredBefore = engine.fixesAnsweredByAnchor
         let start = clock.now
         try! engine.process(.fix(f), device: d, cause: i, into: &events)
         samples.append(seconds(clock.now - start))
+        // Where the tail comes from: fixes their anchor answered, and those that needed geometry.
+        if engine.fixesAnsweredByAnchor > anchoredBefore { anchored.append(samples[samples.count - 1]) } else { geometric.append(samples[samples.count - 1]) }
         events.removeAll(keepingCapacity: true)
     }
     print("engine.process one fix: \(percentiles(samples))")
+    print("  answered by the anchor (\(anchored.count)): \(percentiles(anchored))")
+    print("  needing geometry (\(geometric.count)): \(percentiles(geometric))")
 
     let monitor = Monitor(name: "bench", policy: policy)
     for (i, c) in conditions.enumerated() { try! await monitor.add(c, identifier: "k\(i)") }
