@@ -165,6 +165,22 @@ import Testing
         #expect(h.engine.state(of: "c", device: "y") == .unsatisfied)
     }
 
+    /// Device names get their numbers in order of first appearance, whether a name repeats the last
+    /// one (answered without the dictionary), returns after others, or is new.
+    @Test func deviceNamesNumberInOrderOfFirstAppearance() {
+        var engine = MonitoringEngine()
+        var oracle: [String: Int32] = [:]
+        var rng = SplitMix64(seed: 5)
+        for _ in 0..<2_000 {
+            let name = "phone-\(Int.random(in: 0..<40, using: &rng))"
+            let expected = oracle[name] ?? Int32(oracle.count)
+            oracle[name] = expected
+            // Often the same name several times in a row, as one device's run of records.
+            for _ in 0..<Int.random(in: 1...3, using: &rng) { #expect(engine.deviceID(name).index == expected) }
+        }
+        #expect(oracle.count == 40)
+    }
+
     @Test func outOfOrderRecordIsRefusedAndChangesNothing() throws {
         var h = try Harness([("c", try .circle(0, 0, radius: 100), nil)])
         try h.feed(T.fix(1, 1, at: 10))

@@ -116,12 +116,23 @@ public struct MonitoringEngine: Sendable {
     /// The identifier of a device by name, for the batch path that names devices by number; the
     /// device starts with its first record.
     public mutating func deviceID(_ name: String) -> DeviceID {
-        if let existing = deviceIndex[name] { return DeviceID(index: Int32(existing)) }
-        let di = devices.count
-        devices.append(DeviceState(name: name, initialAuthorization: policy.initialAuthorization))
-        deviceIndex[name] = di
-        return DeviceID(index: Int32(di))
+        // One device's records usually come in runs (a phone's monitor sees only its own): comparing
+        // the name with the last one's costs less than hashing it.
+        if let last = lastNamed, devices[Int(last.index)].name == name { return last }
+        let id: DeviceID
+        if let existing = deviceIndex[name] {
+            id = DeviceID(index: Int32(existing))
+        } else {
+            id = DeviceID(index: Int32(devices.count))
+            deviceIndex[name] = devices.count
+            devices.append(DeviceState(name: name, initialAuthorization: policy.initialAuthorization))
+        }
+        lastNamed = id
+        return id
     }
+
+    /// The device `deviceID(_:)` named last.
+    private var lastNamed: DeviceID?
 
     /// At most how many events `device`'s start can still produce at once, beside the usual few per
     /// record: its first valid fix settles every geographic condition that starts otherwise than
