@@ -208,8 +208,8 @@ import Testing
     }
 
     /// A polygon of few edges keeps each edge once: its edge list has no spare capacity (beyond the
-    /// allocator's rounding, less than an edge), and its one
-    /// stripe lists every edge (40 edges over 40 stripes listed each edge six times).
+    /// allocator's rounding, less than an edge), and its one stripe lists every edge once (40 edges
+    /// over 40 stripes listed each edge six times).
     @Test func aSmallPolygonKeepsEachEdgeOnce() {
         var rng = SplitMix64(seed: 12)
         for n in [16, 40, 64, 65] {
