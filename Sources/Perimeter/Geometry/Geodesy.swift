@@ -30,6 +30,17 @@ public enum Geodesy {
     /// 2R × 1.0001: metres per unit of √S in `shortDistanceBound`.
     static let shortDistanceScale = 2 * meanEarthRadius * 1.0001
 
+    /// A lower bound, without trigonometry, on the great-circle distance in metres between two points
+    /// Δφ and Δλ radians apart (|Δφ|, |Δλ| ≤ π), the first at cos φ₁ = `cosLatitude`: hav θ ≥ L with
+    /// hav x ≥ (x/2)²(1 − x²/12) and cos φ₂ ≥ cos φ₁ − |Δφ| (and ≥ 0); θ = 2 asin √(hav θ) ≥ 2√L. The
+    /// factor 0.9999 covers rounding.
+    @inline(__always)
+    static func distanceLowerBound(dPhi: Double, dLambda: Double, cosLatitude: Double) -> Double {
+        let phi2 = dPhi * dPhi, lambda2 = dLambda * dLambda
+        let l = phi2 * (1 - phi2 / 12) + cosLatitude * max(0, cosLatitude - abs(dPhi)) * lambda2 * (1 - lambda2 / 12)
+        return 2 * meanEarthRadius * 0.9999 * (0.25 * max(0, l)).squareRoot()
+    }
+
     public static func distance(_ a: Coordinate, _ b: Coordinate) -> Double {
         let phi1 = a.latitude * radiansPerDegree
         let phi2 = b.latitude * radiansPerDegree

@@ -41,13 +41,32 @@ struct FixAnchor {
     @inline(__always)
     func holds(at c: Coordinate, margin m: Double) -> Bool {
         // Most answers without trigonometry.
-        if holdsByQuickBound(at: c, margin: m) { return true }
+        holdsByQuickBound(at: c, margin: m) || holdsBeyondQuickBound(at: c, margin: m)
+    }
+
+    /// `holds` where the quick bound cannot tell. Out of line, so that what callers inline stays
+    /// small: inlined whole, it made `needsGeometry` copy the device's whole state for every fix.
+    @inline(never)
+    private func holdsBeyondQuickBound(at c: Coordinate, margin m: Double) -> Bool {
         guard Self.isCacheable(c, margin: m) else { return false }
         let allowance = Self.marginShare * m + budget
         guard allowance > 1e-6 else { return false }
+        // Most fixes the quick bound cannot place are clearly beyond the allowance: a lower bound on
+        // the distance says so without the haversine's trigonometry (a third of W1+W2's fixes took it).
+        let (dPhi, dLambda) = offset(to: c)
+        if Geodesy.distanceLowerBound(dPhi: dPhi, dLambda: dLambda, cosLatitude: cosLatitude) >= allowance { return false }
         // An upper bound on the great-circle distance: rounding in the haversine is far below this.
         let moved = Geodesy.distance(coordinate, c) * (1 + 1e-9) + 1e-6
         return moved < allowance
+    }
+
+    /// Δφ and Δλ (the shorter way round) from the anchor to `c`, in radians.
+    @inline(__always)
+    private func offset(to c: Coordinate) -> (dPhi: Double, dLambda: Double) {
+        let dPhi = (c.latitude - coordinate.latitude) * Geodesy.radiansPerDegree
+        var dLambda = (c.longitude - coordinate.longitude) * Geodesy.radiansPerDegree
+        if dLambda > .pi { dLambda -= 2 * .pi } else if dLambda < -.pi { dLambda += 2 * .pi }
+        return (dPhi, dLambda)
     }
 
     /// The least budget an anchor can have: `FixAnchorBuilder` keeps own-side distances of at least 0
@@ -73,9 +92,7 @@ struct FixAnchor {
     func holdsByQuickBound(at c: Coordinate, margin m: Double) -> Bool {
         let limit = Self.marginShare * m + budget - 1e-6
         guard limit > 0, Self.isCacheable(c, margin: m) else { return false }
-        let dPhi = (c.latitude - coordinate.latitude) * Geodesy.radiansPerDegree
-        var dLambda = (c.longitude - coordinate.longitude) * Geodesy.radiansPerDegree
-        if dLambda > .pi { dLambda -= 2 * .pi } else if dLambda < -.pi { dLambda += 2 * .pi }
+        let (dPhi, dLambda) = offset(to: c)
         let bound = Geodesy.shortDistanceSquare(dPhi: dPhi, dLambda: dLambda, cosLatitude: cosLatitude)
         return bound <= 1e-4 && bound * Self.chordScaleSquared < limit * limit
     }
