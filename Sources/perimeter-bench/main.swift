@@ -199,9 +199,10 @@ func monitorLatency(_ conditions: [Condition], _ fixes: Fixes, policy: Monitorin
         let anchoredBefore = engine.fixesAnsweredByAnchor
         let start = clock.now
         try! engine.process(.fix(f), device: d, cause: i, into: &events)
-        samples.append(seconds(clock.now - start))
+        let elapsed = seconds(clock.now - start)
+        samples.append(elapsed)
         // Where the tail comes from: fixes their anchor answered, and those that needed geometry.
-        if engine.fixesAnsweredByAnchor > anchoredBefore { anchored.append(samples[samples.count - 1]) } else { geometric.append(samples[samples.count - 1]) }
+        if engine.fixesAnsweredByAnchor > anchoredBefore { anchored.append(elapsed) } else { geometric.append(elapsed) }
         events.removeAll(keepingCapacity: true)
     }
     print("engine.process one fix: \(percentiles(samples))")

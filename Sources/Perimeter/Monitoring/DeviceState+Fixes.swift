@@ -28,16 +28,7 @@ extension DeviceState {
         for (k, i) in scratch.candidates.enumerated() {
             let reading = scratch.readings[k]
             let existing = geographicEntries.firstIndex { $0.condition == i }
-            var pair: GeographicPairState
-            if let existing {
-                pair = geographicEntries[existing].pair
-            } else if i < geographicSettled {
-                // (The common baseline, here: calling a method of the state being changed copied the
-                // whole state, 272 bytes, for every candidate without an entry.)
-                pair = GeographicPairState(state: .unsatisfied)
-            } else {
-                pair = geographicBaseline(i, catalog: catalog)
-            }
+            var pair = if let existing { geographicEntries[existing].pair } else { geographicBaseline(i, catalog: catalog) }
             // (A condition of a waiting run leaves it, for good, with its pair as the run had it.)
             if existing == nil && i >= geographicSettled && i < unmet { detach(i) }
             if let side = reading.side {

@@ -71,14 +71,24 @@ extension DeviceState {
     }
 
     /// The state of a geographic pair that has no entry.
+    ///
+    /// Inlined, with the rest static: a call to a method of the state from `apply`, which is changing
+    /// it, copied the whole state (272 bytes) for every candidate without an entry.
+    @inline(__always)
     func geographicBaseline(_ i: Int32, catalog: ConditionCatalog) -> GeographicPairState {
         if i < geographicSettled { return GeographicPairState(state: .unsatisfied) }
+        return Self.unsettledBaseline(i, waiting: geographicWaiting, detached: geographicDetached, catalog: catalog)
+    }
+
+    /// `geographicBaseline` for a condition the device has not settled.
+    private static func unsettledBaseline(_ i: Int32, waiting: [(end: Int32, since: Timestamp)], detached: [Int32],
+                                          catalog: ConditionCatalog) -> GeographicPairState {
         let initial = catalog.geographicInitialState(i)
-        guard initial != .unsatisfied, let run = geographicWaiting.first(where: { i < $0.end }) else {
+        guard initial != .unsatisfied, let run = waiting.first(where: { i < $0.end }) else {
             return GeographicPairState(state: initial)
         }
         // A detached pair without an entry was dropped as settled.
-        if isDetached(i) { return GeographicPairState(state: .unsatisfied) }
+        if isDetached(i, in: detached) { return GeographicPairState(state: .unsatisfied) }
         var pair = GeographicPairState(state: initial)
         pair.pending = .outside
         pair.pendingSince = run.since
@@ -86,9 +96,11 @@ extension DeviceState {
     }
 
     /// Whether condition `i` of a waiting run has been detached from it.
-    func isDetached(_ i: Int32) -> Bool {
-        let k = Self.firstIndex(in: geographicDetached, notBelow: i)
-        return k < geographicDetached.count && geographicDetached[k] == i
+    func isDetached(_ i: Int32) -> Bool { Self.isDetached(i, in: geographicDetached) }
+
+    private static func isDetached(_ i: Int32, in detached: [Int32]) -> Bool {
+        let k = firstIndex(in: detached, notBelow: i)
+        return k < detached.count && detached[k] == i
     }
 
     /// The state of a beacon pair, explicit or baseline.
