@@ -8,9 +8,8 @@
 // polygons-state | mixed-state | beacons-state — the same records through the stateful engine
 // (accuracy margins, per-device state machines, events), whose JSON line carries the stateless
 // containment hash (computed in a separate pass) so that the comparison still checks agreement;
-// in batches by default, one record at a time with --per-point, and --geometry first|lazy to fix
-// how the batch path gets its geometry. The line also gives fixes answered by anchors, and fixes
-// whose geometry a batch computed on their turn rather than ahead (`late`).
+// in batches by default, one record at a time with --per-point. The line also gives the fixes
+// their device's anchor answered without geometry (`anchored`).
 import Foundation
 import Perimeter
 import PerimeterIO
@@ -233,20 +232,12 @@ if let r = arguments.firstIndex(of: "--threads"), r + 1 < arguments.count {
 // One query call per point instead of the batch query (P1's way; the default is P2's, all at once).
 let perPoint = arguments.contains("--per-point")
 arguments.removeAll { $0 == "--per-point" }
-// State modes: how the batch path gets each fix's geometry (MonitoringEngine.batchGeometryFirst);
-// by default the engine's default (on the spot).
-var geometryFirst: Bool?
-if let r = arguments.firstIndex(of: "--geometry"), r + 1 < arguments.count {
-    guard ["first", "lazy"].contains(arguments[r + 1]) else { die("--geometry takes first or lazy") }
-    geometryFirst = arguments[r + 1] == "first"
-    arguments.removeSubrange(r...(r + 1))
-}
 if let r = arguments.firstIndex(of: "--repeat"), r + 1 < arguments.count {
     repeatCount = Int(arguments[r + 1]) ?? 1
     arguments.removeSubrange(r...(r + 1))
 }
 guard arguments.count >= 2 else {
-    die("usage: perimeter-bench MODE WORKDIR [NAME] [--repeat R] [--threads T] [--per-point] [--geometry first|lazy]")
+    die("usage: perimeter-bench MODE WORKDIR [NAME] [--repeat R] [--threads T] [--per-point]")
 }
 let mode = arguments[0], work = arguments[1]
 if mode == "monitor" {
@@ -299,7 +290,6 @@ var best = Double.infinity
 var records = 0
 var events = 0
 var anchored = 0
-var late = 0
 
 if baseMode == "beacons" {
     let uuids = uuids(work)
@@ -373,7 +363,6 @@ if baseMode == "beacons" {
         for _ in 0..<repeatCount {
             var e = MonitoringEngine(policy: policy)
             e.batchThreads = threads
-            if let geometryFirst { e.batchGeometryFirst = geometryFirst }
             for (i, condition) in conditions.enumerated() { try! e.add(condition, identifier: "k\(i)") }
             e.prepare()  // index building is build time, as for the peers
             let ids = (0..<(Int(fixes.device.max() ?? 0) + 1)).map { e.deviceID("d\($0)") }
@@ -404,7 +393,6 @@ if baseMode == "beacons" {
             events += out.count
             best = min(best, seconds(clock.now - start))
             anchored = e.fixesAnsweredByAnchor
-            late = e.fixesMissedByGeometryAhead
         }
     }
 }
@@ -413,5 +401,5 @@ var line = "{\"peer\":\"Perimeter\",\"mode\":\"\(mode)\""
 if let name { line += ",\"name\":\"\(name)\"" }
 line += ",\"fixes\":\(records),\"conditions\":\(conditions.count),\"seconds\":\(best),\"build_seconds\":\(buildSeconds)"
 line += ",\"containments\":\(containments),\"hash\":\(hash),\"condition_bytes\":\(conditionBytes)"
-if stateful { line += ",\"events\":\(events),\"anchored\":\(anchored),\"late\":\(late)" }
+if stateful { line += ",\"events\":\(events),\"anchored\":\(anchored)" }
 print(line + "}")

@@ -324,15 +324,14 @@ enum T0 {
     }
 
     /// (Batches of 64 fixes from 50 devices run in record order; larger ones device by device.)
-    @Test(arguments: [(1, 4096, false), (2, 20_000, false), (1, 4096, true), (2, 20_000, true), (1, 64, false)])
-    func batchEqualsOneCallPerFix(threads: Int, chunk: Int, geometryFirst: Bool) throws {
+    @Test(arguments: [(1, 4096), (2, 20_000), (1, 64)])
+    func batchEqualsOneCallPerFix(threads: Int, chunk: Int) throws {
         var rng = SplitMix64(seed: 77)
         let engine = try Self.parisEngine(confirmation: 3, rng: &rng)
         let origin = Self.paris
         var sequential = engine
         var batched = engine
         batched.batchThreads = threads
-        batched.batchGeometryFirst = geometryFirst
         let ids = (0..<50).map { batched.deviceID("d\($0)") }
         _ = (0..<50).map { sequential.deviceID("d\($0)") }
         let records = Self.walks(ids, steps: 20_000, from: origin, stride: 0.0005, rng: &rng) { rng in

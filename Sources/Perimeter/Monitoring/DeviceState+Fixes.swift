@@ -6,7 +6,7 @@ extension DeviceState {
     /// once, the untouched pairs of conditions this device has not settled yet. Callers skip fixes
     /// that `needsGeometry` clears; this leaves the device's anchor for the fixes after it.
     mutating func apply(_ fix: Fix, cause: Int, catalog: ConditionCatalog, policy: MonitoringPolicy,
-                        scratch: inout EvaluationScratch, readingsReady: Bool = false, events: inout [MonitorEvent]) {
+                        scratch: inout EvaluationScratch, events: inout [MonitorEvent]) {
         guard fix.isValid else { return }
         let confirmation = policy.spans.confirmation
         let count = Int32(catalog.geographic.count)
@@ -14,13 +14,11 @@ extension DeviceState {
         let unmet = geographicWaiting.last?.end ?? geographicSettled
         let settling = unmet < count
         let margin = policy.margin(for: fix)
-        scratch.beginQuery(conditionCount: Int(count), keeping: readingsReady)
+        scratch.beginQuery(conditionCount: Int(count))
         let stamp = scratch.stamp
         var frame = FixFrame(fix.coordinate, margin: margin)
-        if !readingsReady {
-            catalog.collectReadings(&frame, stamps: &scratch.queryStamps, stamp: stamp,
-                                 candidates: &scratch.candidates, readings: &scratch.readings)
-        }
+        catalog.collectReadings(&frame, stamps: &scratch.queryStamps, stamp: stamp,
+                                candidates: &scratch.candidates, readings: &scratch.readings)
         var anchorBuilder = FixAnchorBuilder(fix.coordinate, margin: margin,
                                              nonCandidates: catalog.nonCandidateDistance(margin: margin))
 

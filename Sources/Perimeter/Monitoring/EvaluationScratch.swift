@@ -14,7 +14,7 @@ struct EvaluationScratch {
     var changes: [(condition: Int32, state: ConditionState)] = []
 
     /// Starts a new query over `conditionCount` geographic conditions.
-    mutating func beginQuery(conditionCount: Int, keeping: Bool = false) {
+    mutating func beginQuery(conditionCount: Int) {
         if queryStamps.count < conditionCount {
             queryStamps.append(contentsOf: repeatElement(0, count: conditionCount - queryStamps.count))
             candidateMarks.append(contentsOf: repeatElement(0, count: conditionCount - candidateMarks.count))
@@ -26,10 +26,8 @@ struct EvaluationScratch {
             stamp = 0
         }
         stamp += 1
-        if !keeping {
-            candidates.removeAll(keepingCapacity: true)
-            readings.removeAll(keepingCapacity: true)
-        }
+        candidates.removeAll(keepingCapacity: true)
+        readings.removeAll(keepingCapacity: true)
         changes.removeAll(keepingCapacity: true)
     }
 }

@@ -69,25 +69,10 @@ struct FixAnchor {
         return (dPhi, dLambda)
     }
 
-    /// The least budget an anchor can have: `FixAnchorBuilder` keeps own-side distances of at least 0
-    /// and other-side ones of at most the margin (a circle's measured to within a micrometre), so a
-    /// fix with margin `m` leaves no valid anchor with less than −m (a millimetre more for rounding).
-    @inline(__always)
-    static func leastBudget(margin m: Double) -> Double { -(m + 1e-3) }
-
-    /// The least anchor a fix at `c` with margin `m` can leave, whatever its pairs' states: a later
-    /// fix it answers is answered by the fix's real anchor too, if that is valid.
-    /// - Parameter cosLatitude: cos of the latitude of `c` or of a point near it, when known: for
-    ///   `holdsByQuickBound` when used to guess, a nearby point's is as good and spares a cosine.
-    @inline(__always)
-    static func least(at c: Coordinate, margin m: Double, cosLatitude: Double? = nil) -> FixAnchor {
-        FixAnchor(coordinate: c, budget: leastBudget(margin: m), cosLatitude: cosLatitude)
-    }
-
     /// Whether `Geodesy.shortDistanceBound` (compared squared) alone shows that the anchor holds for a
     /// fix at `c` with margin `m`: a yes is the answer the haversine in `holds` would give; a no only
     /// means the bound cannot tell (or that no anchor serves a fix at `c` with margin `m`: see
-    /// `isCacheable`). Choosing work ahead takes it as the answer, to spare the haversine.
+    /// `isCacheable`).
     @inline(__always)
     func holdsByQuickBound(at c: Coordinate, margin m: Double) -> Bool {
         let limit = Self.marginShare * m + budget - 1e-6

@@ -218,9 +218,7 @@ public struct MonitoringEngine: Sendable {
     /// Faster for large batches: devices are split into shards (by number), one per thread, each
     /// running its devices' fixes in record order, and the events are merged back in record order.
     /// A fix that its device's anchor (`FixAnchor`) proves changes nothing needs no geometry; the
-    /// others get theirs on their turn (or, with `batchGeometryFirst`, ahead in an order that keeps
-    /// fixes of the same place together). A refused fix stops the batch there, as sequential calls
-    /// would.
+    /// others get theirs on their turn. A refused fix stops the batch there, as sequential calls would.
     public mutating func process(_ batch: [FixRecord], into events: inout [MonitorEvent]) throws(BatchProblem) {
         catalog.prepareIndex(threads: batchThreads)
         // 1. The shards' records, up to the first refused fix (bad values, or older than its device's
@@ -229,18 +227,16 @@ public struct MonitoringEngine: Sendable {
 
         // 2. The shards, each with its own scratch and outputs.
         let catalog = self.catalog, policy = self.policy
-        let geometryFirst = batchGeometryFirst
         devices.withUnsafeMutableBufferPointer { devices in
             nonisolated(unsafe) let devices = devices
             DispatchQueue.concurrentPerform(iterations: shards.count) { w in
-                shards[w].run(batch, end: end, geometryFirst: geometryFirst, devices: devices, catalog: catalog, policy: policy)
+                shards[w].run(batch, end: end, devices: devices, catalog: catalog, policy: policy)
             }
         }
 
         // 3. Merge in record order.
         merge(shards, into: &events)
         fixesAnsweredByAnchor += shards.reduce(0) { $0 + $1.fixesAnsweredByAnchor }
-        fixesMissedByGeometryAhead += shards.reduce(0) { $0 + $1.fixesMissedByGeometryAhead }
         if let refused { throw refused }
     }
 
@@ -353,21 +349,6 @@ public struct MonitoringEngine: Sendable {
     /// Valid fixes that needed no geometry: their device's last evaluated fix proved that they could
     /// change no geographic pair (`FixAnchor`), or no geographic condition is monitored.
     public private(set) var fixesAnsweredByAnchor = 0
-
-    /// Fixes of batches computing geometry ahead (`batchGeometryFirst`) that needed geometry the
-    /// batch had not computed, so that it was computed on their turn instead: slower, same events.
-    /// Rare unless pairs wait for confirmation (an anchor is then invalid, which the choice of fixes
-    /// does not foresee).
-    public private(set) var fixesMissedByGeometryAhead = 0
-
-    /// Whether the batch path computes its fixes' geometry ahead in cell order (`true`: the fixes
-    /// from each device's first that its anchor cannot answer, less those that any anchor the fix
-    /// before could leave would answer) or each fix's only when its anchor cannot answer (`false`,
-    /// the default). The events are the same either way. Ahead used to pay once the polygons' data
-    /// outgrew the cache; since fixes run device by device with their records and cells prefetched,
-    /// on the spot is faster on every workload measured, 100k polygons (509 MB) included, because it
-    /// computes only the geometry that is needed (`Benchmarks/RESULTS.md`, fourteenth session).
-    public var batchGeometryFirst = false
 
     /// Threads the batch path may use (1: the caller's thread only): for the state machines, sharded
     /// by device (each shard computing its own fixes' geometry), and for building the cover grid.

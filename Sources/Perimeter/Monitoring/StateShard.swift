@@ -18,7 +18,6 @@ final class StateShard: @unchecked Sendable {
     @exclusivity(unchecked) var changes: [AuthorizationChange] = []
     @exclusivity(unchecked) var changeRecords: [Int32] = []
     @exclusivity(unchecked) var fixesAnsweredByAnchor = 0
-    @exclusivity(unchecked) var fixesMissedByGeometryAhead = 0
     /// The first of the shard's records that `select` refused, if any (its position and problem).
     @exclusivity(unchecked) private(set) var refusal: BatchProblem?
     /// The latest time among the records the shard ran.
@@ -35,11 +34,6 @@ final class StateShard: @unchecked Sendable {
     @exclusivity(unchecked) private var order: [UInt64] = []
     /// This worker's part of a batch, positions by the shard they belong to (`partition`).
     @exclusivity(unchecked) private var outgoing: [[UInt32]] = []
-    /// Per device (by number), the last fix `geometryAhead` chose, as the least anchor it can leave;
-    /// valid where `chosenStamp` is this batch's `stamp` (so that nothing is cleared per batch).
-    @exclusivity(unchecked) private var chosen: [FixAnchor] = []
-    @exclusivity(unchecked) private var chosenStamp: [UInt32] = []
-    @exclusivity(unchecked) private var stamp: UInt32 = 0
 
     /// Clears the outputs for the next batch, keeping every array's capacity.
     func empty() {
@@ -48,7 +42,6 @@ final class StateShard: @unchecked Sendable {
         changes.removeAll(keepingCapacity: true)
         changeRecords.removeAll(keepingCapacity: true)
         fixesAnsweredByAnchor = 0
-        fixesMissedByGeometryAhead = 0
         refusal = nil
         latestTime = nil
         deviceCount = 0
@@ -138,32 +131,25 @@ final class StateShard: @unchecked Sendable {
     }
 
     /// Runs the shard's fixes that `select` kept, those before `end` (device by device when they
-    /// have several each); they were checked, so none is refused.
-    ///
-    /// - Parameter geometryFirst: compute the geometry of the fixes that may need it ahead, in cell
-    ///   order (`geometryAhead`), rather than each fix's when its anchor cannot answer: worth it when
-    ///   polygon data is too large for the cache (random access to it costs more than the fixes the
-    ///   anchors spare).
-    func run(_ batch: [FixRecord], end: Int, geometryFirst: Bool,
+    /// have several each); they were checked, so none is refused. A fix gets its geometry on its
+    /// turn, only when its device's anchor cannot answer for it.
+    func run(_ batch: [FixRecord], end: Int,
              devices: UnsafeMutableBufferPointer<DeviceState>, catalog: ConditionCatalog, policy: MonitoringPolicy) {
         var scratch = EvaluationScratch()
-        var ahead: GeometryAhead?
         keep(before: end, of: batch)
-        if geometryFirst { ahead = geometryAhead(batch, devices: devices, catalog: catalog, policy: policy) }
         groupByDevice()
         for (n, key) in order.enumerated() {
-            // The records, and their geometry computed ahead, are read in an order of their own
-            // (device by device): each is asked for some records ahead.
+            // The records are read in an order of their own (device by device), and their cells'
+            // entries found through two more lookups: each is asked for some records ahead.
             if n + Self.recordsAhead < order.count {
                 let later = Int(truncatingIfNeeded: order[n + Self.recordsAhead] & 0xFFFF_FFFF)
                 batch.withUnsafeBufferPointer { perimeter_prefetch($0.baseAddress! + later) }
-                ahead?.prefetchBounds(later)
             }
             if n + Self.recordsAhead / 2 < order.count {
                 let later = Int(truncatingIfNeeded: order[n + Self.recordsAhead / 2] & 0xFFFF_FFFF)
-                if let ahead { ahead.prefetchGeometry(later) } else { catalog.coverGrid.prefetchCell(at: batch[later].fix.coordinate) }
+                catalog.coverGrid.prefetchCell(at: batch[later].fix.coordinate)
             }
-            if ahead == nil && n + Self.recordsAhead / 4 < order.count {
+            if n + Self.recordsAhead / 4 < order.count {
                 let later = Int(truncatingIfNeeded: order[n + Self.recordsAhead / 4] & 0xFFFF_FFFF)
                 catalog.coverGrid.prefetchEntries(at: batch[later].fix.coordinate)
             }
@@ -171,60 +157,12 @@ final class StateShard: @unchecked Sendable {
             let fix = batch[k].fix
             let needsGeometry = devices[Int(batch[k].device.index)].needsGeometry(fix, catalog: catalog, policy: policy)
             if !needsGeometry && fix.isValid { fixesAnsweredByAnchor += 1 }
-            // (A fix needing geometry nearly always has it ahead; if not, it is computed here.)
-            let readingsReady = needsGeometry && ahead?.load(k, into: &scratch) == true
-            if needsGeometry && ahead != nil && !readingsReady { fixesMissedByGeometryAhead += 1 }
-            apply(k, batch, devices: devices, catalog: catalog, policy: policy, scratch: &scratch,
-                  needsGeometry: needsGeometry, readingsReady: readingsReady)
+            apply(k, batch, devices: devices, catalog: catalog, policy: policy, scratch: &scratch, needsGeometry: needsGeometry)
         }
         putOutputsInRecordOrder()
     }
 
-    /// The geometry of the shard's fixes that may need it, computed in cell order.
-    ///
-    /// A device's fixes up to its first that its anchor cannot answer need none: the anchor stands
-    /// until then. That fix leaves an anchor of its own, not known until the fix is applied, but
-    /// never with less than `FixAnchor.leastBudget` to spare; a later fix that even so small an
-    /// anchor would answer is given no geometry. The rest are measured from the last fix chosen,
-    /// by the quick bound alone (`FixAnchor.holdsByQuickBound`).
-    /// Should a fix then need geometry after all (an anchor left invalid by a pending or unknown
-    /// pair, or a chosen fix that its predecessor's anchor answered), it is computed on its turn:
-    /// slower, never different.
-    private func geometryAhead(_ batch: [FixRecord], devices: UnsafeMutableBufferPointer<DeviceState>,
-                               catalog: ConditionCatalog, policy: MonitoringPolicy) -> GeometryAhead {
-        if chosenStamp.count < devices.count {
-            chosen.append(contentsOf: repeatElement(FixAnchor.none, count: devices.count - chosen.count))
-            chosenStamp.append(contentsOf: repeatElement(0, count: devices.count - chosenStamp.count))
-        }
-        stamp &+= 1
-        if stamp == 0 {
-            for di in chosenStamp.indices { chosenStamp[di] = 0 }
-            stamp = 1
-        }
-        var cells: [UInt64] = []
-        for key in order {
-            let k = Int(truncatingIfNeeded: key & 0xFFFF_FFFF), di = Int(batch[k].device.index)
-            let fix = batch[k].fix
-            if chosenStamp[di] == stamp {
-                guard fix.isValid else { continue }
-                let margin = policy.margin(for: fix), last = chosen[di]
-                if last.holdsByQuickBound(at: fix.coordinate, margin: margin) { continue }
-                chosen[di] = FixAnchor.least(at: fix.coordinate, margin: margin, cosLatitude: last.cosLatitude)
-            } else {
-                // (Through a pointer: `devices[di].needsGeometry` copied the whole state.)
-                let device = devices.baseAddress! + di
-                guard device.pointee.needsGeometry(fix, catalog: catalog, policy: policy) else { continue }
-                chosenStamp[di] = stamp
-                chosen[di] = FixAnchor.least(at: fix.coordinate, margin: policy.margin(for: fix),
-                                             cosLatitude: device.pointee.anchor?.cosLatitude)
-            }
-            cells.append(UInt64(catalog.coverGrid.sortKey(fix.coordinate)) << 32 | UInt64(k))
-        }
-        CellOrder.sort(&cells)
-        return GeometryAhead(order: cells, batch: batch, catalog: catalog, policy: policy)
-    }
-
-    /// How many records ahead a shard asks for a fix record and its geometry.
+    /// How many records ahead a shard asks for a fix record and its cell.
     static let recordsAhead = 16
 
     /// Runs the shard's sightings that `select` kept, those before `end` (device by device when they
@@ -315,19 +253,17 @@ final class StateShard: @unchecked Sendable {
         }
     }
 
-    /// Applies fix `k`; one that needs no geometry changes no geographic pair. `readingsReady`: its
-    /// candidates and readings are in `scratch` already.
+    /// Applies fix `k`; one that needs no geometry changes no geographic pair.
     private func apply(_ k: Int, _ batch: [FixRecord], devices: UnsafeMutableBufferPointer<DeviceState>,
                        catalog: ConditionCatalog, policy: MonitoringPolicy, scratch: inout EvaluationScratch,
-                       needsGeometry: Bool, readingsReady: Bool) {
+                       needsGeometry: Bool) {
         let record = batch[k], di = Int(record.device.index)
         let before = events.count
         // Checked by the caller: neither can refuse the fix.
         try? devices[di].beginRecord(at: record.fix.time, cause: record.cause, catalog: catalog, policy: policy,
                                      events: &events)
         if needsGeometry {
-            devices[di].apply(record.fix, cause: record.cause, catalog: catalog, policy: policy, scratch: &scratch,
-                              readingsReady: readingsReady, events: &events)
+            devices[di].apply(record.fix, cause: record.cause, catalog: catalog, policy: policy, scratch: &scratch, events: &events)
         }
         devices[di].endRecord(at: record.fix.time, cause: record.cause)
         finish(k, device: di, eventsBefore: before, devices: devices)
