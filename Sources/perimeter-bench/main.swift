@@ -9,7 +9,8 @@
 // (accuracy margins, per-device state machines, events), whose JSON line carries the stateless
 // containment hash (computed in a separate pass) so that the comparison still checks agreement;
 // in batches by default, one record at a time with --per-point. The line also gives the fixes
-// their device's anchor answered without geometry (`anchored`).
+// their device's anchor answered without geometry (`anchored`), and those that measured only the
+// conditions whose anchor terms they broke (`near`).
 import Foundation
 import Perimeter
 import PerimeterIO
@@ -289,7 +290,7 @@ var hash: UInt64 = 0
 var best = Double.infinity
 var records = 0
 var events = 0
-var anchored = 0
+var anchored = 0, near = 0
 
 if baseMode == "beacons" {
     let uuids = uuids(work)
@@ -338,6 +339,7 @@ if baseMode == "beacons" {
             events += out.count
             best = min(best, seconds(clock.now - start))
             anchored = e.fixesAnsweredByAnchor
+            near = e.fixesMeasuredNearAnchor
         }
     }
 } else {
@@ -393,6 +395,7 @@ if baseMode == "beacons" {
             events += out.count
             best = min(best, seconds(clock.now - start))
             anchored = e.fixesAnsweredByAnchor
+            near = e.fixesMeasuredNearAnchor
         }
     }
 }
@@ -401,5 +404,5 @@ var line = "{\"peer\":\"Perimeter\",\"mode\":\"\(mode)\""
 if let name { line += ",\"name\":\"\(name)\"" }
 line += ",\"fixes\":\(records),\"conditions\":\(conditions.count),\"seconds\":\(best),\"build_seconds\":\(buildSeconds)"
 line += ",\"containments\":\(containments),\"hash\":\(hash),\"condition_bytes\":\(conditionBytes)"
-if stateful { line += ",\"events\":\(events),\"anchored\":\(anchored)" }
+if stateful { line += ",\"events\":\(events),\"anchored\":\(anchored),\"near\":\(near)" }
 print(line + "}")

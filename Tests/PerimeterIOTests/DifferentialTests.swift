@@ -135,8 +135,12 @@ import Testing
     /// Steps of about 200 m mostly leave each anchor; steps of a few metres mostly stay near it.
     /// Steps of 200 m with a 300 s confirmation (some 37 fixes per device) meet many conditions
     /// while those the first fix found far away still wait together (`DeviceState.geographicWaiting`).
-    @Test(arguments: [(0.0, 0.0, 0.002), (25.0, 8.0, 0.002), (0.0, 0.0, 0.00006), (10.0, 3.0, 0.00006), (0.0, 300.0, 0.002)])
-    func indexedEngineEqualsBruteForce(hysteresis: Double, confirmation: Double, stepDegrees: Double) throws {
+    /// Walks that keep a heading (`straight`) carry a device far from its anchor by steps each within
+    /// it, as fixes measured near the anchor (`DeviceState.applyNearAnchor`) move it along.
+    @Test(arguments: [(0.0, 0.0, 0.002, false), (25.0, 8.0, 0.002, false), (0.0, 0.0, 0.00006, false),
+                      (10.0, 3.0, 0.00006, false), (0.0, 300.0, 0.002, false), (60.0, 0.0, 0.00003, true),
+                      (60.0, 0.0, 0.0002, true)])
+    func indexedEngineEqualsBruteForce(hysteresis: Double, confirmation: Double, stepDegrees: Double, straight: Bool) throws {
         var rng = SplitMix64(seed: 99)
         var policy = MonitoringPolicy()
         policy.hysteresis = hysteresis
@@ -191,14 +195,22 @@ import Testing
         var expected: [String] = []
         let devices = 8
         var positions = Array(repeating: origin, count: devices)
+        var headings = (0..<devices).map { _ in Double.random(in: 0..<(2 * .pi), using: &rng) }
         var plain = Array(repeating: shapes.map { GeographicPairState(state: $0.2) }, count: devices)
         let confirm = TimeSpan(seconds: confirmation)
         let fixes = stepDegrees < 0.001 ? 12_000 : 1500
         for step in 0..<fixes {
             let d = step % devices
             var p = positions[d]
-            p.latitude += .random(in: -stepDegrees...stepDegrees, using: &rng)
-            p.longitude += .random(in: -2 * stepDegrees...2 * stepDegrees, using: &rng)
+            if straight {
+                headings[d] += .random(in: -0.1...0.1, using: &rng)
+                let length = Double.random(in: 0...stepDegrees, using: &rng)
+                p.latitude += length * sin(headings[d])
+                p.longitude += 2 * length * cos(headings[d])
+            } else {
+                p.latitude += .random(in: -stepDegrees...stepDegrees, using: &rng)
+                p.longitude += .random(in: -2 * stepDegrees...2 * stepDegrees, using: &rng)
+            }
             if Int.random(in: 0..<200, using: &rng) == 0 { p = Coordinate(latitude: 0, longitude: 0) }  // far away
             if p.latitude == 0 && Int.random(in: 0..<3, using: &rng) == 0 { p = origin }
             positions[d] = p
@@ -217,8 +229,9 @@ import Testing
         let got = actual.map { "\($0.device) \($0.identifier) \($0.state.rawValue) \($0.cause)" }
         #expect(firstDifference(got, expected) == nil)
         #expect(expected.count > 200)
-        // Small steps must exercise the anchors, large ones the geometry.
+        // Small steps must exercise the anchors and the fixes measured near them, large ones the geometry.
         if stepDegrees < 0.001 { #expect(engine.fixesAnsweredByAnchor > fixes / 3) }
+        if straight { #expect(engine.fixesMeasuredNearAnchor > 100) }
         #expect(engine.fixesAnsweredByAnchor < fixes * 9 / 10)
     }
 
@@ -347,6 +360,7 @@ enum T0 {
         #expect(expected.count > 1000)
         #expect(batched.fixesAnsweredByAnchor == sequential.fixesAnsweredByAnchor)
         #expect(batched.fixesAnsweredByAnchor > 1000)
+        #expect(batched.fixesMeasuredNearAnchor == sequential.fixesMeasuredNearAnchor)
         var expectedChanges: [AuthorizationChange] = [], gotChanges: [AuthorizationChange] = []
         sequential.takeAuthorizationChanges(into: &expectedChanges)
         batched.takeAuthorizationChanges(into: &gotChanges)

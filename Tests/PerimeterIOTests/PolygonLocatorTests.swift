@@ -299,20 +299,27 @@ import Testing
         #expect(latitude >= 80 || decided > compared / 4)
     }
 
+    /// The grid's readings equal the exact ones; and the clearances it hands on for the anchors
+    /// never exceed the distance to the boundary (the plain edge scan's, or a circle's haversine).
     @Test(arguments: [48.85, 69.5])
     func gridSidesEqualExactSidesForEveryCondition(latitude: Double) throws {
         var rng = SplitMix64(seed: UInt64(latitude * 100))
         var engine = MonitoringEngine()
         let origin = Coordinate(latitude: latitude, longitude: 2.35)
+        var distance: [(Coordinate) -> Double] = []
         for i in 0..<400 {
             let c = Coordinate(latitude: origin.latitude + .random(in: -0.03...0.03, using: &rng),
                                longitude: origin.longitude + .random(in: -0.06...0.06, using: &rng))
             if i % 2 == 0 {
-                try engine.add(.circle(CircularGeographicCondition(center: c, radius: .random(in: 30...600, using: &rng))), identifier: "c\(i)")
+                let circle = try CircularGeographicCondition(center: c, radius: .random(in: 30...600, using: &rng))
+                try engine.add(.circle(circle), identifier: "c\(i)")
+                distance.append { abs(circle.signedDistance(to: $0)) }
             } else {
                 let polygon = PolygonLocatorTests.spiky(Int.random(in: 8...40, using: &rng), centre: c,
                                                         radius: .random(in: 0.0005...0.005, using: &rng), rng: &rng)
                 try engine.add(.polygon(PolygonalGeographicCondition(polygons: [polygon])), identifier: "p\(i)")
+                let shape = PolygonShape([polygon])
+                distance.append { shape.distanceToBoundary(from: $0) }
             }
         }
         _ = engine.makeContainmentQuery()  // builds the index and the grid
@@ -322,16 +329,25 @@ import Testing
         #expect(CoverGrid(shapes: catalog, threads: 3) == catalog.coverGrid)
         var stamps = [UInt32](repeating: 0, count: 400)
         var mismatches: [String] = []
-        var decidedByGrid = 0
+        var decidedByGrid = 0, clearancesGiven = 0, clearancesBeyondMargin = 0
         for n in 0..<20_000 {
             let p = Coordinate(latitude: origin.latitude + .random(in: -0.035...0.035, using: &rng),
                                longitude: origin.longitude + .random(in: -0.07...0.07, using: &rng))
             let margin = [0.0, 5, 20, 65, 100, 150].randomElement(using: &rng)!
             var frame = FixFrame(p, margin: margin)
-            var candidates: [Int32] = [], readings: [Reading] = []
-            catalog.collectReadings(&frame, stamps: &stamps, stamp: UInt32(n + 1), candidates: &candidates, readings: &readings)
+            var candidates: [Int32] = [], readings: [Reading] = [], clearances: [Double] = []
+            catalog.collectReadings(&frame, stamps: &stamps, stamp: UInt32(n + 1), candidates: &candidates, readings: &readings,
+                                    clearances: &clearances)
             var found: [Int32: Reading] = [:]
-            for (k, i) in candidates.enumerated() { found[i] = readings[k] }
+            for (k, i) in candidates.enumerated() {
+                found[i] = readings[k]
+                guard clearances[k] > 0 else { continue }
+                clearancesGiven += 1
+                if clearances[k] > margin + 20 { clearancesBeyondMargin += 1 }
+                let d = distance[Int(i)](p)
+                if clearances[k] > d { mismatches.append("\(i) at \(p): clearance \(clearances[k]) > distance \(d)") }
+                if readings[k].side == nil { mismatches.append("\(i) at \(p): clearance \(clearances[k]) within the margin") }
+            }
             for i in 0..<Int32(400) {
                 var exactFrame = FixFrame(p, margin: margin)
                 let exact = catalog.reading(i, &exactFrame)
@@ -344,8 +360,10 @@ import Testing
                 }
             }
         }
-        #expect(mismatches.isEmpty, "\(mismatches.prefix(5))")
+        #expect(mismatches.count == 0, "\(mismatches.prefix(5))")
         #expect(decidedByGrid > 1_000_000)
+        #expect(clearancesGiven > 20_000)
+        #expect(clearancesBeyondMargin > clearancesGiven / 4)
     }
 }
 

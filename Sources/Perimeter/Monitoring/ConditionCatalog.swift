@@ -263,6 +263,21 @@ struct ConditionCatalog: Sendable {
         return circleShapes[Int(s.slot)].reading(&frame)
     }
 
+    /// `reading(_:_:)`, from the cover grid's entry for `i` in the fix's cell (`cell`, from
+    /// `coverGrid.entries(at:)`) where that decides it, as `collectReadings` would; `clearance` is then
+    /// what `collectReadings` would give, else 0.
+    @inline(__always)
+    func reading(_ i: Int32, _ frame: inout FixFrame, cell: (range: Range<Int>, offset: Double),
+                 clearance: inout Double) -> Reading {
+        if frame.margin <= coverGrid.reach, let e = coverGrid.entry(of: i, in: cell.range),
+           e.decides(coverGrid.need(cell.offset + frame.margin)) {
+            clearance = FixAnchor.marginShare * coverGrid.clearance(e) - cell.offset
+            return e.isInside ? .inside : .outside
+        }
+        clearance = 0
+        return reading(i, &frame)
+    }
+
     /// The great-circle distance from the frame's fix to geographic condition `i`'s boundary, to within
     /// a micrometre, when it is cheap to know: a circle's; `nil` for a polygon, whose measure costs
     /// more than the anchor gains by it.
@@ -319,9 +334,14 @@ struct ConditionCatalog: Sendable {
 
     /// Every geographic condition within `frame`'s margin of its fix, each with what the fix says about
     /// it, into `candidates` and `readings`. Conditions left out are confidently outside.
+    ///
+    /// `clearances` gets, per candidate, a lower bound on the great-circle distance from the fix to
+    /// its boundary that the cover grid knew without measuring (0 where it knew none): λ × its
+    /// entry's clearance at the cell's centre, less the fix's offset from the centre (λ =
+    /// `FixAnchor.marginShare` covers the grid's frame distance against the great circle).
     @inline(__always)
     func collectReadings(_ frame: inout FixFrame, stamps: inout [UInt32], stamp: UInt32,
-                      candidates: inout [Int32], readings: inout [Reading]) {
+                         candidates: inout [Int32], readings: inout [Reading], clearances: inout [Double]) {
         let m = frame.margin
         if !coverGrid.isEmpty && m <= coverGrid.reach {
             let (range, offset) = coverGrid.entries(at: frame.coordinate)
@@ -329,9 +349,11 @@ struct ConditionCatalog: Sendable {
             for k in range {
                 let e = coverGrid.entry(k)
                 guard !hasRemovedGeographic || !geographicRemoved[Int(e.condition)] else { continue }
-                let reading = e.decides(need) ? (e.isInside ? .inside : .outside) : self.reading(e.condition, &frame)
+                let decided = e.decides(need)
+                let reading = decided ? (e.isInside ? .inside : .outside) : self.reading(e.condition, &frame)
                 candidates.append(e.condition)
                 readings.append(reading)
+                clearances.append(decided ? FixAnchor.marginShare * coverGrid.clearance(e) - offset : 0)
             }
             let built = coverGrid.builtThrough, count = Int32(geographic.count)
             if coverGrid.excluded.isEmpty && built == count { return }
@@ -341,6 +363,7 @@ struct ConditionCatalog: Sendable {
                 if !geographicRemoved[Int(i)], let box = index.box(i), ConditionIndex.meets(box, query) {
                     candidates.append(i)
                     readings.append(reading(i, &frame))
+                    clearances.append(0)
                 }
             }
             if built < count {
@@ -348,6 +371,7 @@ struct ConditionCatalog: Sendable {
                     if let box = index.box(i), ConditionIndex.meets(box, query) {
                         candidates.append(i)
                         readings.append(reading(i, &frame))
+                        clearances.append(0)
                     }
                 }
             }
@@ -355,7 +379,10 @@ struct ConditionCatalog: Sendable {
         }
         let first = candidates.count
         index.collect(around: frame.coordinate, margin: m, stamps: &stamps, stamp: stamp, into: &candidates)
-        for k in first..<candidates.count { readings.append(reading(candidates[k], &frame)) }
+        for k in first..<candidates.count {
+            readings.append(reading(candidates[k], &frame))
+            clearances.append(0)
+        }
     }
 
     /// The geographic conditions covering `c` (boundary included, no margin), into `result`: the

@@ -78,7 +78,8 @@ struct CoverGrid: Sendable, Equatable {
             Entry(condition: Int32(bitPattern: packed >> codeBits), code: packed & ((1 << codeBits) - 1))
         }
 
-        /// The clearance an entry stores, in metres (for tests).
+        /// The clearance an entry stores, in metres.
+        @inline(__always)
         func clearance(_ entry: Entry) -> Double { Double(entry.code >> 1) * unit }
 
         /// The least code whose clearance is more than `metres`: step ⌊metres / unit⌋ + 1, so that
@@ -365,6 +366,25 @@ struct CoverGrid: Sendable, Equatable {
     /// its margin) from its cell's centre.
     @inline(__always)
     func need(_ metres: Double) -> Need { packing.need(metres) }
+
+    /// The clearance entry `e` stores, in metres: a lower bound on its condition's distance from the
+    /// cell's centre, on the centre's side.
+    @inline(__always)
+    func clearance(_ e: Entry) -> Double { packing.clearance(e) }
+
+    /// The entry of `condition` among `range` (a cell's, from `entries(at:)`), if the cell lists it:
+    /// a cell lists its conditions in ascending order.
+    @inline(__always)
+    func entry(of condition: Int32, in range: Range<Int>) -> Entry? {
+        var low = range.lowerBound, high = range.upperBound
+        let shift = packing.codeBits, key = UInt32(bitPattern: condition)
+        while low < high {
+            let mid = (low + high) / 2
+            if entries[mid] >> shift < key { low = mid + 1 } else { high = mid }
+        }
+        guard low < range.upperBound, entries[low] >> shift == key else { return nil }
+        return packing.unpack(entries[low])
+    }
 
     /// Entry `k` of a range `entries(at:)` gave. (Positions rather than a slice: a slice would retain
     /// the array on each fix.)

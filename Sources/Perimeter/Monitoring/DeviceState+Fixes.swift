@@ -5,9 +5,15 @@ extension DeviceState {
     /// Every other condition is confidently outside, which changes only the pairs kept explicitly and,
     /// once, the untouched pairs of conditions this device has not settled yet. Callers skip fixes
     /// that `needsGeometry` clears; this leaves the device's anchor for the fixes after it.
+    /// Returns whether the fix was measured near its anchor: only the conditions whose anchor terms it
+    /// breaks (`applyNearAnchor`).
+    @discardableResult
     mutating func apply(_ fix: Fix, cause: Int, catalog: ConditionCatalog, policy: MonitoringPolicy,
-                        scratch: inout EvaluationScratch, events: inout [MonitorEvent]) {
-        guard fix.isValid else { return }
+                        scratch: inout EvaluationScratch, events: inout [MonitorEvent]) -> Bool {
+        guard fix.isValid else { return false }
+        if anchor != nil && applyNearAnchor(fix, cause: cause, catalog: catalog, policy: policy, scratch: &scratch, events: &events) {
+            return true
+        }
         let confirmation = policy.spans.confirmation
         let count = Int32(catalog.geographic.count)
         // Conditions this device's fixes have not met yet: after the settled ones and the waiting runs.
@@ -17,10 +23,11 @@ extension DeviceState {
         scratch.beginQuery(conditionCount: Int(count))
         let stamp = scratch.stamp
         var frame = FixFrame(fix.coordinate, margin: margin)
-        catalog.collectReadings(&frame, stamps: &scratch.queryStamps, stamp: stamp,
-                                candidates: &scratch.candidates, readings: &scratch.readings)
+        catalog.collectReadings(&frame, stamps: &scratch.queryStamps, stamp: stamp, candidates: &scratch.candidates,
+                                readings: &scratch.readings, clearances: &scratch.clearances)
         var anchorBuilder = FixAnchorBuilder(fix.coordinate, margin: margin,
                                              nonCandidates: catalog.nonCandidateDistance(margin: margin))
+        anchorTerms.removeAll(keepingCapacity: true)
 
         // 1. Candidates: keep an entry unless the pair ends in the settled baseline.
         for (k, i) in scratch.candidates.enumerated() {
@@ -32,9 +39,8 @@ extension DeviceState {
             if let side = reading.side {
                 if let state = pair.observe(side, at: fix.time, confirmation: confirmation) { scratch.changes.append((i, state)) }
             } else if anchorBuilder.isValid {
-                let distance = catalog.cheapDistanceToBoundary(i, &frame)
-                anchorBuilder.addUndecided(sign: reading.sign, state: pair.state,
-                                           low: distance.map { max(0, $0 - 1e-6) } ?? 0, high: distance.map { $0 + 1e-6 } ?? margin)
+                anchorBuilder.add(i, term: Self.undecidedTerm(i, reading: reading, state: pair.state, catalog: catalog, frame: &frame),
+                                  to: &anchorTerms)
             }
             store(pair, for: i, at: existing)
         }
@@ -110,24 +116,119 @@ extension DeviceState {
             anchorBuilder.invalidate()
         }
         // Candidates the fix was confidently on the side of (their state now): how far it is inside
-        // or outside, measured only while the anchor could still allow more.
+        // or outside, measured only where a term could come below the far budget.
         if anchorBuilder.isValid {
-            let floor = FixAnchor.marginShare * margin
             for (k, i) in scratch.candidates.enumerated() where scratch.readings[k].side != nil {
-                if anchorBuilder.budget <= floor { break }
-                // A polygon's side proves the margin's worth; a circle's distance is known exactly.
-                let distance = catalog.cheapDistanceToBoundary(i, &frame).map { $0 - 1e-6 } ?? floor
-                anchorBuilder.addDecided(low: max(floor, distance))
+                let term = Self.decidedTerm(i, known: max(FixAnchor.marginShare * margin, scratch.clearances[k]),
+                                            farBudget: anchorBuilder.farBudget, catalog: catalog, frame: &frame)
+                anchorBuilder.add(i, term: term, to: &anchorTerms)
             }
         }
         anchor = anchorBuilder.anchor(&frame)
+        if anchor == nil { anchorTerms.removeAll(keepingCapacity: true) }
+        emitGeographicChanges(&scratch.changes, at: fix.time, cause: cause, catalog: catalog, policy: policy, events: &events)
+        return false
+    }
 
-        if scratch.changes.count > 1 { scratch.changes.sort { $0.condition < $1.condition } }
-        for change in scratch.changes {
+    /// The events of a fix's changes of state, in condition order.
+    private mutating func emitGeographicChanges(_ changes: inout [(condition: Int32, state: ConditionState)], at time: Timestamp,
+                                                cause: Int, catalog: ConditionCatalog, policy: MonitoringPolicy,
+                                                events: inout [MonitorEvent]) {
+        if changes.count > 1 { changes.sort { $0.condition < $1.condition } }
+        for change in changes {
             emit(MonitorEvent(device: name, identifier: catalog.geographicIdentifier(change.condition),
-                              state: change.state, date: fix.time, cause: cause),
+                              state: change.state, date: time, cause: cause),
                  policy: policy, events: &events)
         }
+    }
+
+    /// Applies a fix that breaks the anchor's budget but not its far budget: only the pairs whose
+    /// terms it breaks can change (`FixAnchor`), so only those are measured. The anchor then moves to
+    /// this fix: the terms measured here are its own, and every other term, and the far budget, lose
+    /// the distance moved. The events are those a full evaluation would give. Returns false, having
+    /// changed nothing, when the fix needs the full evaluation.
+    private mutating func applyNearAnchor(_ fix: Fix, cause: Int, catalog: ConditionCatalog, policy: MonitoringPolicy,
+                                          scratch: inout EvaluationScratch, events: inout [MonitorEvent]) -> Bool {
+        let margin = policy.margin(for: fix)
+        guard let anchor, geographicSettled == Int32(catalog.geographic.count),
+              FixAnchor.isCacheable(fix.coordinate, margin: margin) else { return false }
+        let share = FixAnchor.marginShare * margin
+        let moved = anchor.distanceBound(to: fix.coordinate)
+        guard moved < share + anchor.farBudget else { return false }
+        let confirmation = policy.spans.confirmation
+        var frame = FixFrame(fix.coordinate, margin: margin)
+        scratch.changes.removeAll(keepingCapacity: true)
+        let farBudget = anchor.farBudget - moved
+        var budget = farBudget, isValid = true
+        // The fix's cover-grid cell, found for the first term that needs it.
+        var cell: (range: Range<Int>, offset: Double)?
+        var t = anchorTerms.count - 1
+        while t >= 0 {
+            let term = anchorTerms[t], i = term.condition
+            defer { t -= 1 }
+            if moved < share + term.budget {
+                anchorTerms[t].budget = term.budget - moved
+                budget = min(budget, term.budget - moved)
+                continue
+            }
+            // (A removed condition changes nothing any more: its term goes.)
+            if catalog.geographicRemoved[Int(i)] {
+                anchorTerms.swapAt(t, anchorTerms.count - 1)
+                anchorTerms.removeLast()
+                continue
+            }
+            if cell == nil { cell = catalog.coverGrid.entries(at: fix.coordinate) }
+            var clearance = 0.0
+            let reading = catalog.reading(i, &frame, cell: cell!, clearance: &clearance)
+            let existing = geographicEntries.firstIndex { $0.condition == i }
+            // (Every pair is settled while the anchor stands: one without an entry is unsatisfied.)
+            var pair = if let existing { geographicEntries[existing].pair } else { GeographicPairState(state: .unsatisfied) }
+            var renewed: Double?
+            if let side = reading.side {
+                if let state = pair.observe(side, at: fix.time, confirmation: confirmation) { scratch.changes.append((i, state)) }
+                renewed = pair.pending != nil ? nil
+                    : Self.decidedTerm(i, known: max(share, clearance), farBudget: farBudget, catalog: catalog, frame: &frame)
+            } else {
+                renewed = Self.undecidedTerm(i, reading: reading, state: pair.state, catalog: catalog, frame: &frame)
+            }
+            store(pair, for: i, at: existing)
+            guard let renewed else {
+                isValid = false
+                continue
+            }
+            anchorTerms[t].budget = renewed
+            budget = min(budget, renewed)
+        }
+        if isValid {
+            self.anchor = FixAnchor(coordinate: fix.coordinate, budget: budget, cosLatitude: frame.cosLatitude, farBudget: farBudget)
+        } else {
+            self.anchor = nil
+            anchorTerms.removeAll(keepingCapacity: true)
+        }
+        emitGeographicChanges(&scratch.changes, at: fix.time, cause: cause, catalog: catalog, policy: policy, events: &events)
+        return true
+    }
+
+    /// The term of candidate `i`, which the frame's fix is confidently on the side of its pair's state,
+    /// at least `known` metres from its boundary: a circle's distance is measured exactly, unless
+    /// `known` reaches the far budget already (the term is then not kept); a polygon's side proves
+    /// what is known (λ × the margin, or the cover grid's clearance).
+    @inline(__always)
+    private static func decidedTerm(_ i: Int32, known: Double, farBudget: Double, catalog: ConditionCatalog,
+                                    frame: inout FixFrame) -> Double {
+        guard known < farBudget, let distance = catalog.cheapDistanceToBoundary(i, &frame) else { return known }
+        return max(known, distance - 1e-6)
+    }
+
+    /// The term of candidate `i`, whose boundary the frame's fix is within its margin of
+    /// (`FixAnchor.undecidedTerm`): a circle's distance measured exactly, a polygon's between 0 and
+    /// the margin.
+    @inline(__always)
+    private static func undecidedTerm(_ i: Int32, reading: Reading, state: ConditionState, catalog: ConditionCatalog,
+                                      frame: inout FixFrame) -> Double? {
+        let distance = catalog.cheapDistanceToBoundary(i, &frame)
+        return FixAnchor.undecidedTerm(sign: reading.sign, state: state, low: distance.map { max(0, $0 - 1e-6) } ?? 0,
+                                       high: distance.map { $0 + 1e-6 } ?? frame.margin)
     }
 
     /// Whether `fix` needs its geometry computed: it is valid, there are geographic conditions, and the

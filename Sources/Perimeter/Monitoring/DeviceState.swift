@@ -28,6 +28,8 @@ struct DeviceState {
     var geographicDetached: [Int32] = []
     /// The last fully evaluated fix, while later fixes near it cannot change a geographic pair.
     var anchor: FixAnchor?
+    /// The anchor's terms below its far budget, one per condition, in no order.
+    var anchorTerms: [AnchorTerm] = []
 
     /// Beacon pairs a sighting has touched, in no order.
     var beaconEntries: [BeaconEntry] = []

@@ -4,6 +4,8 @@ struct EvaluationScratch {
     var candidates: [Int32] = []
     /// What the current fix says about each candidate.
     var readings: [Reading] = []
+    /// Per candidate, the distance to its boundary the index knew without measuring (0: none).
+    var clearances: [Double] = []
     /// The index's de-duplication stamps, one per geographic condition.
     var queryStamps: [UInt32] = []
     /// `candidateMarks[i] == stamp` when condition `i` is a candidate of the current fix (marked only
@@ -28,6 +30,7 @@ struct EvaluationScratch {
         stamp += 1
         candidates.removeAll(keepingCapacity: true)
         readings.removeAll(keepingCapacity: true)
+        clearances.removeAll(keepingCapacity: true)
         changes.removeAll(keepingCapacity: true)
     }
 }

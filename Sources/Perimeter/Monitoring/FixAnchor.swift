@@ -16,6 +16,14 @@ import Foundation
 /// The anchor keeps the smallest of those right-hand sides less λ m′ as `budget`.
 /// Conditions that are not candidates of the anchor fix are more than its margin away and
 /// unsatisfied afterwards; a candidate confidently on its side is at least λ × the margin away.
+///
+/// Each condition's own right-hand side less λ m′ is its *term* (`AnchorTerm`, kept by the device
+/// while below `farBudget`, what the conditions that were not candidates allow together). A fix
+/// that breaks `budget` but not `farBudget` can change only the pairs whose terms it breaks, so
+/// only those need geometry (`DeviceState.applyNearAnchor`). The anchor then moves to that fix, at
+/// most δ⁺ from it: the terms measured there are the fix's own, and every other term `b` becomes
+/// `b − δ⁺` (as does the far budget), since a later fix within `b − δ⁺ + λ m″` of the new centre is
+/// within `b + λ m″` of the old one.
 struct FixAnchor {
     /// 1/(1 + ε): how much of a later fix's margin certainly lies inside the measured distance.
     static let marginShare = 1 / 1.01
@@ -28,12 +36,35 @@ struct FixAnchor {
     let budget: Double
     /// cos(latitude) of the anchor, for the quick bound in `holds`.
     let cosLatitude: Double
+    /// What the conditions that were not candidates of the anchor fix allow, as `budget` does; the
+    /// terms of the device's `anchorTerms` are below it, every other candidate's at or above it.
+    let farBudget: Double
 
     /// - Parameter cosLatitude: cos of the coordinate's latitude, if the caller has it already.
-    init(coordinate: Coordinate, budget: Double, cosLatitude: Double? = nil) {
+    init(coordinate: Coordinate, budget: Double, cosLatitude: Double? = nil, farBudget: Double = -.infinity) {
         self.coordinate = coordinate
         self.budget = budget
         self.cosLatitude = cosLatitude ?? cos(coordinate.latitude * Geodesy.radiansPerDegree)
+        self.farBudget = farBudget
+    }
+
+    /// An upper bound on the great-circle distance in metres from the anchor to `c`.
+    func distanceBound(to c: Coordinate) -> Double {
+        let (dPhi, dLambda) = offset(to: c)
+        if let bound = Geodesy.shortDistanceBound(dPhi: dPhi, dLambda: dLambda, cosLatitude: cosLatitude) { return bound }
+        return Geodesy.distance(coordinate, c) * (1 + 1e-9) + 1e-6
+    }
+
+    /// The term of a candidate within its margin of the boundary, on `sign`'s side, between `low`
+    /// and `high` metres from it (great-circle), whose pair is now in `state`; `nil` for a pair left
+    /// unknown, which later fixes may change without moving.
+    @inline(__always)
+    static func undecidedTerm(sign: Side, state: ConditionState, low: Double, high: Double) -> Double? {
+        switch (sign, state) {
+        case (.inside, .satisfied), (.outside, .unsatisfied): low
+        case (_, .unknown): nil
+        default: -high
+        }
     }
 
     /// Whether the anchor's evaluation can serve for a fix at `c` with margin `m` (SPEC §2 margins):
@@ -94,39 +125,41 @@ struct FixAnchor {
     }
 }
 
-/// Builds a `FixAnchor` from what one fix's evaluation found, candidate by candidate.
+/// One candidate's term of a device's anchor (`FixAnchor`): the metres a later fix may stray from the
+/// anchor beyond λ × its own margin before this condition's pair could change.
+struct AnchorTerm {
+    let condition: Int32
+    var budget: Double
+}
+
+/// Builds a `FixAnchor` from what one fix's evaluation found, candidate by candidate, and the terms
+/// below its far budget.
 struct FixAnchorBuilder {
     private let coordinate: Coordinate
-    /// The smallest distance to a boundary on the pair's own side: λ × the margin for non-candidates
-    /// and candidates confidently on their side, less for those within the margin.
-    private var ownSide: Double
-    /// The largest distance to a boundary on the other side (within the margin).
-    private var otherSide = -Double.infinity
+    /// What the conditions that were not candidates allow.
+    let farBudget: Double
+    /// The smallest term so far.
+    private(set) var budget: Double
     private(set) var isValid: Bool
 
     /// - Parameter nonCandidates: a lower bound on the distance of every condition that is not a
     ///   candidate of the fix (at least λ × the margin).
     init(_ c: Coordinate, margin: Double, nonCandidates: Double) {
         coordinate = c
-        ownSide = nonCandidates
+        farBudget = nonCandidates
+        budget = nonCandidates
         isValid = FixAnchor.isCacheable(c, margin: margin)
     }
 
-    /// What the anchor allows so far.
-    var budget: Double { min(ownSide, -otherSide) }
-
-    /// A candidate the fix was confidently on the side of its pair's state, at least `low` metres
-    /// from its boundary (great-circle).
-    mutating func addDecided(low: Double) { ownSide = min(ownSide, low) }
-
-    /// A candidate within the margin of the boundary, on `sign`'s side, between `low` and `high`
-    /// metres from it (great-circle), whose pair is now in `state`.
-    mutating func addUndecided(sign: Side, state: ConditionState, low: Double, high: Double) {
-        switch (sign, state) {
-        case (.inside, .satisfied), (.outside, .unsatisfied): ownSide = min(ownSide, low)
-        case (_, .unknown): isValid = false
-        default: otherSide = max(otherSide, high)
+    /// Candidate `condition`'s term (`nil`: its pair left unknown, no anchor); kept in `terms` when
+    /// below the far budget.
+    mutating func add(_ condition: Int32, term: Double?, to terms: inout [AnchorTerm]) {
+        guard let term else {
+            isValid = false
+            return
         }
+        budget = min(budget, term)
+        if term < farBudget { terms.append(AnchorTerm(condition: condition, budget: term)) }
     }
 
     /// A pair left pending or unknown: later fixes may change it without moving.
@@ -134,6 +167,6 @@ struct FixAnchorBuilder {
 
     /// The anchor, if the fix gave one; `frame` is the fix's (its cos latitude is shared).
     func anchor(_ frame: inout FixFrame) -> FixAnchor? {
-        isValid ? FixAnchor(coordinate: coordinate, budget: budget, cosLatitude: frame.cosLatitude) : nil
+        isValid ? FixAnchor(coordinate: coordinate, budget: budget, cosLatitude: frame.cosLatitude, farBudget: farBudget) : nil
     }
 }

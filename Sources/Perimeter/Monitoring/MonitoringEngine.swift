@@ -177,7 +177,9 @@ public struct MonitoringEngine: Sendable {
         switch observation {
         case .fix(let fix):
             if devices[di].needsGeometry(fix, catalog: catalog, policy: policy) {
-                devices[di].apply(fix, cause: cause, catalog: catalog, policy: policy, scratch: &scratch, events: &events)
+                if devices[di].apply(fix, cause: cause, catalog: catalog, policy: policy, scratch: &scratch, events: &events) {
+                    fixesMeasuredNearAnchor += 1
+                }
             } else if fix.isValid {
                 fixesAnsweredByAnchor += 1
             }
@@ -237,6 +239,7 @@ public struct MonitoringEngine: Sendable {
         // 3. Merge in record order.
         merge(shards, into: &events)
         fixesAnsweredByAnchor += shards.reduce(0) { $0 + $1.fixesAnsweredByAnchor }
+        fixesMeasuredNearAnchor += shards.reduce(0) { $0 + $1.fixesMeasuredNearAnchor }
         if let refused { throw refused }
     }
 
@@ -349,6 +352,10 @@ public struct MonitoringEngine: Sendable {
     /// Valid fixes that needed no geometry: their device's last evaluated fix proved that they could
     /// change no geographic pair (`FixAnchor`), or no geographic condition is monitored.
     public private(set) var fixesAnsweredByAnchor = 0
+
+    /// Fixes that broke their device's anchor but measured only the conditions whose terms they broke
+    /// (`FixAnchor`), not every condition near them.
+    public private(set) var fixesMeasuredNearAnchor = 0
 
     /// Threads the batch path may use (1: the caller's thread only): for the state machines, sharded
     /// by device (each shard computing its own fixes' geometry), and for building the cover grid.

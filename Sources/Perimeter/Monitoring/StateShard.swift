@@ -18,6 +18,7 @@ final class StateShard: @unchecked Sendable {
     @exclusivity(unchecked) var changes: [AuthorizationChange] = []
     @exclusivity(unchecked) var changeRecords: [Int32] = []
     @exclusivity(unchecked) var fixesAnsweredByAnchor = 0
+    @exclusivity(unchecked) var fixesMeasuredNearAnchor = 0
     /// The first of the shard's records that `select` refused, if any (its position and problem).
     @exclusivity(unchecked) private(set) var refusal: BatchProblem?
     /// The latest time among the records the shard ran.
@@ -42,6 +43,7 @@ final class StateShard: @unchecked Sendable {
         changes.removeAll(keepingCapacity: true)
         changeRecords.removeAll(keepingCapacity: true)
         fixesAnsweredByAnchor = 0
+        fixesMeasuredNearAnchor = 0
         refusal = nil
         latestTime = nil
         deviceCount = 0
@@ -263,7 +265,9 @@ final class StateShard: @unchecked Sendable {
         try? devices[di].beginRecord(at: record.fix.time, cause: record.cause, catalog: catalog, policy: policy,
                                      events: &events)
         if needsGeometry {
-            devices[di].apply(record.fix, cause: record.cause, catalog: catalog, policy: policy, scratch: &scratch, events: &events)
+            if devices[di].apply(record.fix, cause: record.cause, catalog: catalog, policy: policy, scratch: &scratch, events: &events) {
+                fixesMeasuredNearAnchor += 1
+            }
         }
         devices[di].endRecord(at: record.fix.time, cause: record.cause)
         finish(k, device: di, eventsBefore: before, devices: devices)
