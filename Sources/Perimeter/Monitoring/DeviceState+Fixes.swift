@@ -28,6 +28,9 @@ extension DeviceState {
         var anchorBuilder = FixAnchorBuilder(fix.coordinate, margin: margin,
                                              nonCandidates: catalog.nonCandidateDistance(margin: margin))
         anchorTerms.removeAll(keepingCapacity: true)
+        // (Reserved once per device: the builder keeps no more terms than that, so that the steady
+        // state allocates nothing.)
+        if anchorTerms.capacity < FixAnchorBuilder.mostTerms { anchorTerms.reserveCapacity(FixAnchorBuilder.mostTerms) }
 
         // 1. Candidates: keep an entry unless the pair ends in the settled baseline.
         for (k, i) in scratch.candidates.enumerated() {

@@ -36,8 +36,9 @@ struct FixAnchor {
     let budget: Double
     /// cos(latitude) of the anchor, for the quick bound in `holds`.
     let cosLatitude: Double
-    /// What the conditions that were not candidates of the anchor fix allow, as `budget` does; the
-    /// terms of the device's `anchorTerms` are below it, every other candidate's at or above it.
+    /// What the conditions without a kept term allow, as `budget` does: those that were not
+    /// candidates of the anchor fix, and those whose terms were at or above it (or found the list
+    /// full: `FixAnchorBuilder.mostTerms`). The device's `anchorTerms` hold the rest.
     let farBudget: Double
 
     /// - Parameter cosLatitude: cos of the coordinate's latitude, if the caller has it already.
@@ -135,9 +136,13 @@ struct AnchorTerm {
 /// Builds a `FixAnchor` from what one fix's evaluation found, candidate by candidate, and the terms
 /// below its far budget.
 struct FixAnchorBuilder {
+    /// The most terms a device keeps; a candidate's term beyond them lowers the far budget instead.
+    static let mostTerms = 8
+
     private let coordinate: Coordinate
-    /// What the conditions that were not candidates allow.
-    let farBudget: Double
+    /// What the conditions without a kept term allow: those that were not candidates, and any
+    /// candidate whose term found the list full.
+    private(set) var farBudget: Double
     /// The smallest term so far.
     private(set) var budget: Double
     private(set) var isValid: Bool
@@ -152,14 +157,19 @@ struct FixAnchorBuilder {
     }
 
     /// Candidate `condition`'s term (`nil`: its pair left unknown, no anchor); kept in `terms` when
-    /// below the far budget.
+    /// below the far budget, or, with `mostTerms` kept already, made the far budget.
     mutating func add(_ condition: Int32, term: Double?, to terms: inout [AnchorTerm]) {
         guard let term else {
             isValid = false
             return
         }
         budget = min(budget, term)
-        if term < farBudget { terms.append(AnchorTerm(condition: condition, budget: term)) }
+        guard term < farBudget else { return }
+        if terms.count < Self.mostTerms {
+            terms.append(AnchorTerm(condition: condition, budget: term))
+        } else {
+            farBudget = term
+        }
     }
 
     /// A pair left pending or unknown: later fixes may change it without moving.
