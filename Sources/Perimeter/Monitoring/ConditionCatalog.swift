@@ -264,18 +264,32 @@ struct ConditionCatalog: Sendable {
     }
 
     /// `reading(_:_:)`, from the cover grid's entry for `i` in the fix's cell (`cell`, from
-    /// `coverGrid.entries(at:)`) where that decides it, as `collectReadings` would; `clearance` is then
-    /// what `collectReadings` would give, else 0.
+    /// `coverGrid.entries(at:)`) where that decides it, with the clearance it gives, as
+    /// `collectReadings` would.
     @inline(__always)
     func reading(_ i: Int32, _ frame: inout FixFrame, cell: (range: Range<Int>, offset: Double),
                  clearance: inout Double) -> Reading {
-        if frame.margin <= coverGrid.reach, let e = coverGrid.entry(of: i, in: cell.range),
-           e.decides(coverGrid.need(cell.offset + frame.margin)) {
-            clearance = FixAnchor.marginShare * coverGrid.clearance(e) - cell.offset
-            return e.isInside ? .inside : .outside
+        guard frame.margin <= coverGrid.reach, let e = coverGrid.entry(of: i, in: cell.range) else {
+            clearance = 0
+            return reading(i, &frame)
         }
-        clearance = 0
-        return reading(i, &frame)
+        return reading(e, &frame, need: coverGrid.need(cell.offset + frame.margin), offset: cell.offset, clearance: &clearance)
+    }
+
+    /// What the frame's fix says about cover-grid entry `e`'s condition: the entry's side where it
+    /// decides `need`, with `clearance` a lower bound on the great-circle distance from the fix to the
+    /// boundary (λ × the entry's clearance at the cell's centre, less the fix's `offset` from the
+    /// centre; λ = `FixAnchor.marginShare` covers the grid's frame distance against the great circle);
+    /// else the condition's reading, with `clearance` 0.
+    @inline(__always)
+    private func reading(_ e: CoverGrid.Entry, _ frame: inout FixFrame, need: CoverGrid.Need, offset: Double,
+                         clearance: inout Double) -> Reading {
+        guard e.decides(need) else {
+            clearance = 0
+            return reading(e.condition, &frame)
+        }
+        clearance = FixAnchor.marginShare * coverGrid.clearance(e) - offset
+        return e.isInside ? .inside : .outside
     }
 
     /// The great-circle distance from the frame's fix to geographic condition `i`'s boundary, to within
@@ -336,9 +350,8 @@ struct ConditionCatalog: Sendable {
     /// it, into `candidates` and `readings`. Conditions left out are confidently outside.
     ///
     /// `clearances` gets, per candidate, a lower bound on the great-circle distance from the fix to
-    /// its boundary that the cover grid knew without measuring (0 where it knew none): λ × its
-    /// entry's clearance at the cell's centre, less the fix's offset from the centre (λ =
-    /// `FixAnchor.marginShare` covers the grid's frame distance against the great circle).
+    /// its boundary that the cover grid knew without measuring, 0 where it knew none
+    /// (`reading(_:_:need:offset:clearance:)`).
     @inline(__always)
     func collectReadings(_ frame: inout FixFrame, stamps: inout [UInt32], stamp: UInt32,
                          candidates: inout [Int32], readings: inout [Reading], clearances: inout [Double]) {
@@ -349,11 +362,11 @@ struct ConditionCatalog: Sendable {
             for k in range {
                 let e = coverGrid.entry(k)
                 guard !hasRemovedGeographic || !geographicRemoved[Int(e.condition)] else { continue }
-                let decided = e.decides(need)
-                let reading = decided ? (e.isInside ? .inside : .outside) : self.reading(e.condition, &frame)
+                var clearance = 0.0
+                let reading = self.reading(e, &frame, need: need, offset: offset, clearance: &clearance)
                 candidates.append(e.condition)
                 readings.append(reading)
-                clearances.append(decided ? FixAnchor.marginShare * coverGrid.clearance(e) - offset : 0)
+                clearances.append(clearance)
             }
             let built = coverGrid.builtThrough, count = Int32(geographic.count)
             if coverGrid.excluded.isEmpty && built == count { return }

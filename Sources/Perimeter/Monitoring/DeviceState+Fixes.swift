@@ -11,7 +11,7 @@ extension DeviceState {
     mutating func apply(_ fix: Fix, cause: Int, catalog: ConditionCatalog, policy: MonitoringPolicy,
                         scratch: inout EvaluationScratch, events: inout [MonitorEvent]) -> Bool {
         guard fix.isValid else { return false }
-        if anchor != nil && applyNearAnchor(fix, cause: cause, catalog: catalog, policy: policy, scratch: &scratch, events: &events) {
+        if applyNearAnchor(fix, cause: cause, catalog: catalog, policy: policy, scratch: &scratch, events: &events) {
             return true
         }
         let confirmation = policy.spans.confirmation
@@ -152,9 +152,9 @@ extension DeviceState {
     /// changed nothing, when the fix needs the full evaluation.
     private mutating func applyNearAnchor(_ fix: Fix, cause: Int, catalog: ConditionCatalog, policy: MonitoringPolicy,
                                           scratch: inout EvaluationScratch, events: inout [MonitorEvent]) -> Bool {
+        guard let anchor, geographicSettled == Int32(catalog.geographic.count) else { return false }
         let margin = policy.margin(for: fix)
-        guard let anchor, geographicSettled == Int32(catalog.geographic.count),
-              FixAnchor.isCacheable(fix.coordinate, margin: margin) else { return false }
+        guard FixAnchor.isCacheable(fix.coordinate, margin: margin) else { return false }
         let share = FixAnchor.marginShare * margin
         let moved = anchor.distanceBound(to: fix.coordinate)
         guard moved < share + anchor.farBudget else { return false }
@@ -184,8 +184,7 @@ extension DeviceState {
             var clearance = 0.0
             let reading = catalog.reading(i, &frame, cell: cell!, clearance: &clearance)
             let existing = geographicEntries.firstIndex { $0.condition == i }
-            // (Every pair is settled while the anchor stands: one without an entry is unsatisfied.)
-            var pair = if let existing { geographicEntries[existing].pair } else { GeographicPairState(state: .unsatisfied) }
+            var pair = if let existing { geographicEntries[existing].pair } else { geographicBaseline(i, catalog: catalog) }
             var renewed: Double?
             if let side = reading.side {
                 if let state = pair.observe(side, at: fix.time, confirmation: confirmation) { scratch.changes.append((i, state)) }

@@ -53,7 +53,13 @@ struct FixAnchor {
     func distanceBound(to c: Coordinate) -> Double {
         let (dPhi, dLambda) = offset(to: c)
         if let bound = Geodesy.shortDistanceBound(dPhi: dPhi, dLambda: dLambda, cosLatitude: cosLatitude) { return bound }
-        return Geodesy.distance(coordinate, c) * (1 + 1e-9) + 1e-6
+        return haversineBound(to: c)
+    }
+
+    /// The haversine distance to `c`, made an upper bound on the great-circle distance: rounding in
+    /// the haversine is far below the margin added.
+    private func haversineBound(to c: Coordinate) -> Double {
+        Geodesy.distance(coordinate, c) * (1 + 1e-9) + 1e-6
     }
 
     /// The term of a candidate within its margin of the boundary, on `sign`'s side, between `low`
@@ -87,9 +93,7 @@ struct FixAnchor {
         // the distance says so without the haversine's trigonometry (a third of W1+W2's fixes took it).
         let (dPhi, dLambda) = offset(to: c)
         if Geodesy.distanceLowerBound(dPhi: dPhi, dLambda: dLambda, cosLatitude: cosLatitude) >= allowance { return false }
-        // An upper bound on the great-circle distance: rounding in the haversine is far below this.
-        let moved = Geodesy.distance(coordinate, c) * (1 + 1e-9) + 1e-6
-        return moved < allowance
+        return haversineBound(to: c) < allowance
     }
 
     /// Δφ and Δλ (the shorter way round) from the anchor to `c`, in radians.
