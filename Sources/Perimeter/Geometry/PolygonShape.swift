@@ -63,23 +63,35 @@ enum Side: UInt8, Sendable {
 
 /// What one fix says about one geographic condition: confidently inside or outside (its margin to
 /// spare), or within its margin of the boundary, on the inside (boundary included) or the outside.
+///
+/// The cover grid may know only the side of the boundary a fix is on, not how far: the
+/// `…Unmeasured` readings, which only `ConditionCatalog.collectReadings` gives (and the reading from
+/// a grid entry, `ConditionCatalog.reading(_:_:cell:clearance:)`). A pair settled on that side cannot
+/// change whether the fix is within its margin or not, so the device measures the rest only
+/// (`DeviceState.apply`).
 enum Reading: UInt8, Sendable {
     case inside
     case outside
     case nearInside
     case nearOutside
+    case insideUnmeasured
+    case outsideUnmeasured
 
-    /// The side the fix is confidently on, `nil` within the margin.
+    /// The side the fix is confidently on, `nil` within the margin (or not measured against it).
     @inline(__always)
     var side: Side? {
         switch self {
         case .inside: .inside
         case .outside: .outside
-        case .nearInside, .nearOutside: nil
+        case .nearInside, .nearOutside, .insideUnmeasured, .outsideUnmeasured: nil
         }
     }
 
     /// The side of the boundary itself.
     @inline(__always)
-    var sign: Side { self == .inside || self == .nearInside ? .inside : .outside }
+    var sign: Side { self == .inside || self == .nearInside || self == .insideUnmeasured ? .inside : .outside }
+
+    /// Whether only the side is known (`sign`), not the distance against the margin.
+    @inline(__always)
+    var isUnmeasured: Bool { self == .insideUnmeasured || self == .outsideUnmeasured }
 }

@@ -264,8 +264,8 @@ struct ConditionCatalog: Sendable {
     }
 
     /// `reading(_:_:)`, from the cover grid's entry for `i` in the fix's cell (`cell`, from
-    /// `coverGrid.entries(at:)`) where that decides it, with the clearance it gives, as
-    /// `collectReadings` would.
+    /// `coverGrid.entries(at:)`) where that decides it (perhaps the side alone: `Reading.isUnmeasured`),
+    /// with the clearance it gives, as `collectReadings` would.
     @inline(__always)
     func reading(_ i: Int32, _ frame: inout FixFrame, cell: (range: Range<Int>, offset: Double),
                  clearance: inout Double) -> Reading {
@@ -273,23 +273,27 @@ struct ConditionCatalog: Sendable {
             clearance = 0
             return reading(i, &frame)
         }
-        return reading(e, &frame, need: coverGrid.need(cell.offset + frame.margin), offset: cell.offset, clearance: &clearance)
+        return reading(e, &frame, need: coverGrid.need(cell.offset + frame.margin), sideNeed: coverGrid.need(cell.offset),
+                       offset: cell.offset, clearance: &clearance)
     }
 
     /// What the frame's fix says about cover-grid entry `e`'s condition: the entry's side where it
-    /// decides `need`, with `clearance` a lower bound on the great-circle distance from the fix to the
-    /// boundary (λ × the entry's clearance at the cell's centre, less the fix's `offset` from the
-    /// centre; λ = `FixAnchor.marginShare` covers the grid's frame distance against the great circle);
-    /// else the condition's reading, with `clearance` 0.
+    /// decides `need`; the side alone (`Reading.insideUnmeasured`, `.outsideUnmeasured`) where it
+    /// decides only `sideNeed` (the fix's offset from the cell's centre, without its margin); with
+    /// `clearance` a lower bound on the great-circle distance from the fix to the boundary (λ × the
+    /// entry's clearance at the cell's centre, less the fix's `offset` from the centre;
+    /// λ = `FixAnchor.marginShare` covers the grid's frame distance against the great circle).
+    /// Else the condition's reading, with `clearance` 0.
     @inline(__always)
-    private func reading(_ e: CoverGrid.Entry, _ frame: inout FixFrame, need: CoverGrid.Need, offset: Double,
-                         clearance: inout Double) -> Reading {
-        guard e.decides(need) else {
+    private func reading(_ e: CoverGrid.Entry, _ frame: inout FixFrame, need: CoverGrid.Need, sideNeed: CoverGrid.Need,
+                         offset: Double, clearance: inout Double) -> Reading {
+        guard e.decides(sideNeed) else {
             clearance = 0
             return reading(e.condition, &frame)
         }
-        clearance = FixAnchor.marginShare * coverGrid.clearance(e) - offset
-        return e.isInside ? .inside : .outside
+        clearance = max(0, FixAnchor.marginShare * coverGrid.clearance(e) - offset)
+        if e.decides(need) { return e.isInside ? .inside : .outside }
+        return e.isInside ? .insideUnmeasured : .outsideUnmeasured
     }
 
     /// The great-circle distance from the frame's fix to geographic condition `i`'s boundary, to within
@@ -347,23 +351,24 @@ struct ConditionCatalog: Sendable {
     }
 
     /// Every geographic condition within `frame`'s margin of its fix, each with what the fix says about
-    /// it, into `candidates` and `readings`. Conditions left out are confidently outside.
+    /// it, into `candidates` and `readings`. Conditions left out are confidently outside. A reading
+    /// may be unmeasured (`Reading.isUnmeasured`): the caller measures it where the distance matters.
     ///
     /// `clearances` gets, per candidate, a lower bound on the great-circle distance from the fix to
     /// its boundary that the cover grid knew without measuring, 0 where it knew none
-    /// (`reading(_:_:need:offset:clearance:)`).
+    /// (`reading(_:_:need:sideNeed:offset:clearance:)`).
     @inline(__always)
     func collectReadings(_ frame: inout FixFrame, stamps: inout [UInt32], stamp: UInt32,
                          candidates: inout [Int32], readings: inout [Reading], clearances: inout [Double]) {
         let m = frame.margin
         if !coverGrid.isEmpty && m <= coverGrid.reach {
             let (range, offset) = coverGrid.entries(at: frame.coordinate)
-            let need = coverGrid.need(offset + m)
+            let need = coverGrid.need(offset + m), sideNeed = coverGrid.need(offset)
             for k in range {
                 let e = coverGrid.entry(k)
                 guard !hasRemovedGeographic || !geographicRemoved[Int(e.condition)] else { continue }
                 var clearance = 0.0
-                let reading = self.reading(e, &frame, need: need, offset: offset, clearance: &clearance)
+                let reading = self.reading(e, &frame, need: need, sideNeed: sideNeed, offset: offset, clearance: &clearance)
                 candidates.append(e.condition)
                 readings.append(reading)
                 clearances.append(clearance)

@@ -34,11 +34,27 @@ extension DeviceState {
 
         // 1. Candidates: keep an entry unless the pair ends in the settled baseline.
         for (k, i) in scratch.candidates.enumerated() {
-            let reading = scratch.readings[k]
+            var reading = scratch.readings[k]
             let existing = geographicEntries.firstIndex { $0.condition == i }
             var pair = if let existing { geographicEntries[existing].pair } else { geographicBaseline(i, catalog: catalog) }
             // (A condition of a waiting run leaves it, for good, with its pair as the run had it.)
             if existing == nil && i >= geographicSettled && i < unmet { detach(i) }
+            if reading.isUnmeasured {
+                // Only the side is known: enough for a pair settled on it, which no fix on that side
+                // changes; its term is what is known of the distance.
+                if pair.isSettled(on: reading.sign) {
+                    if anchorBuilder.isValid {
+                        anchorBuilder.add(i, term: Self.decidedTerm(i, known: scratch.clearances[k], farBudget: anchorBuilder.farBudget,
+                                                                    catalog: catalog, frame: &frame),
+                                          to: &anchorTerms)
+                    }
+                    store(pair, for: i, at: existing)
+                    continue
+                }
+                reading = catalog.reading(i, &frame)
+                scratch.readings[k] = reading
+                scratch.clearances[k] = 0
+            }
             if let side = reading.side {
                 if let state = pair.observe(side, at: fix.time, confirmation: confirmation) { scratch.changes.append((i, state)) }
             } else if anchorBuilder.isValid {
@@ -182,9 +198,20 @@ extension DeviceState {
             }
             if cell == nil { cell = catalog.coverGrid.entries(at: fix.coordinate) }
             var clearance = 0.0
-            let reading = catalog.reading(i, &frame, cell: cell!, clearance: &clearance)
+            var reading = catalog.reading(i, &frame, cell: cell!, clearance: &clearance)
             let existing = geographicEntries.firstIndex { $0.condition == i }
             var pair = if let existing { geographicEntries[existing].pair } else { geographicBaseline(i, catalog: catalog) }
+            if reading.isUnmeasured {
+                // As in `apply`: the side alone serves a pair settled on it.
+                if pair.isSettled(on: reading.sign) {
+                    let renewed = Self.decidedTerm(i, known: clearance, farBudget: farBudget, catalog: catalog, frame: &frame)
+                    anchorTerms[t].budget = renewed
+                    budget = min(budget, renewed)
+                    continue
+                }
+                reading = catalog.reading(i, &frame)
+                clearance = 0
+            }
             var renewed: Double?
             if let side = reading.side {
                 if let state = pair.observe(side, at: fix.time, confirmation: confirmation) { scratch.changes.append((i, state)) }
@@ -211,8 +238,9 @@ extension DeviceState {
         return true
     }
 
-    /// The term of candidate `i`, which the frame's fix is confidently on the side of its pair's state,
-    /// at least `known` metres from its boundary: a circle's distance is measured exactly, unless
+    /// The term of candidate `i`, which the frame's fix is on the side of its pair's state (confidently,
+    /// or as an unmeasured reading says), at least `known` metres from its boundary: a circle's
+    /// distance is measured exactly, unless
     /// `known` reaches the far budget already (the term is then not kept); a polygon's side proves
     /// what is known (λ × the margin, or the cover grid's clearance).
     @inline(__always)

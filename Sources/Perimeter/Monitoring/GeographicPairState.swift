@@ -12,6 +12,14 @@ struct GeographicPairState {
     /// Whether the pair is what a settled pair with no entry is: unsatisfied, nothing pending.
     var isSettledBaseline: Bool { state == .unsatisfied && pending == nil }
 
+    /// Whether no fix on `side` of the boundary can change the pair, confidently there or within its
+    /// margin: it is settled in that side's state, with nothing pending that a confident fix would
+    /// cancel.
+    @inline(__always)
+    func isSettled(on side: Side) -> Bool {
+        pending == nil && state == (side == .inside ? .satisfied : .unsatisfied)
+    }
+
     /// Applies a fix that is confidently on `side` at `time`; returns the new state if it changed.
     ///
     /// A change needs the new side to hold for `confirmation` of stream time; a confident fix on the
