@@ -46,10 +46,11 @@ struct ConditionCatalog: Sendable {
     private(set) var geographicIdentifiers: [String] = []
     private(set) var beaconIdentifiers: [String] = []
     private var lookup = IdentifierTable()
-    /// Every condition ever added, in addition order: a geographic condition's number, or a beacon
-    /// condition's complemented (so negative). Removed ones stay, flagged in `geographicRemoved` and
-    /// `beaconRemoved`, so that removing is not a search through the list.
-    private var additionOrder: [Int32] = []
+    /// The order every condition ever added came in, across the two kinds, as runs: k > 0 for the
+    /// next k geographic conditions, k < 0 for the next −k beacon conditions. Each kind's numbers rise
+    /// with addition, so the runs say it all: a catalogue added kind by kind takes a few entries, not
+    /// 4 bytes a condition. Removed ones stay, flagged in `geographicRemoved` and `beaconRemoved`.
+    private var additionRuns: [Int32] = []
     /// Finds the beacon conditions a sighting matches; rebuilt by `prepareIndex()` after changes.
     private(set) var beaconMatcher = BeaconMatcher()
     private var beaconMatcherIsStale = false
@@ -104,14 +105,14 @@ struct ConditionCatalog: Sendable {
             let shape = CircleShape(circle)
             shapeSlots.append(ShapeSlot(isPolygon: false, slot: Int32(circleShapes.count)))
             circleShapes.append(shape)
-            entry = addGeographic(box: shape.boundingBox, identifier: identifier, initialState: initialState)
+            entry = addGeographic(identifier: identifier, initialState: initialState)
         case .polygon(let polygon):
             let shape = polygonShape ?? PolygonShape(polygon.polygons)
             shapeSlots.append(ShapeSlot(isPolygon: true, slot: Int32(polygonShapes.count)))
             polygonShapes.append(shape)
             polygonConditions.append(polygon)
             polygonBytes += shape.locator.edges.count * MemoryLayout<Double>.size * 3
-            entry = addGeographic(box: shape.boundingBox, identifier: identifier, initialState: initialState)
+            entry = addGeographic(identifier: identifier, initialState: initialState)
         case .beacon(let beacon):
             let i = Int32(beacons.count)
             beacons.append(Beacon(condition: beacon, initialState: initialState, addedAt: addedAt))
@@ -122,9 +123,11 @@ struct ConditionCatalog: Sendable {
             beaconMatcherIsStale = true
             entry = .beacon(i)
         }
-        switch entry {
-        case .geographic(let i): additionOrder.append(i)
-        case .beacon(let i): additionOrder.append(~i)
+        let step: Int32 = if case .geographic = entry { 1 } else { -1 }
+        if let last = additionRuns.last, (last > 0) == (step > 0), last != .max, last != .min {
+            additionRuns[additionRuns.count - 1] += step
+        } else {
+            additionRuns.append(step)
         }
         let geographic = geographicIdentifiers, beacons = beaconIdentifiers
         lookup.insert(entry, identifier: identifier) { Self.identifier(of: $0, geographic, beacons) }
@@ -172,19 +175,17 @@ struct ConditionCatalog: Sendable {
         beacons.reserveCapacity(beacons.count + beaconCount)
         beaconIdentifiers.reserveCapacity(beacons.count + beaconCount)
         beaconRemoved.reserveCapacity(beaconRemoved.count + beaconCount)
-        additionOrder.reserveCapacity(additionOrder.count + conditions.count)
-        index.reserveCapacity(geographicCount)
         for (i, c) in conditions.enumerated() {
             try add(c.condition, identifier: c.identifier, initialState: c.initialState, addedAt: addedAt, polygonShape: shapes[i])
         }
     }
 
-    private mutating func addGeographic(box: BoundingBox, identifier: String, initialState: ConditionState) -> Entry {
+    private mutating func addGeographic(identifier: String, initialState: ConditionState) -> Entry {
         let i = Int32(geographic.count)
         geographic.append(Geographic(initialState: initialState))
         geographicIdentifiers.append(identifier)
         geographicRemoved.append(false)
-        index.insert(i, box: box)
+        index.insert(i)
         if initialState != .unsatisfied { geographicStartingOtherwise.append(i) }
         return .geographic(i)
     }
@@ -203,6 +204,17 @@ struct ConditionCatalog: Sendable {
     func boundingBox(_ i: Int32) -> BoundingBox {
         let s = shapeSlots[Int(i)]
         return s.isPolygon ? polygonShapes[Int(s.slot)].boundingBox : circleShapes[Int(s.slot)].boundingBox
+    }
+
+    /// Whether geographic condition `i`'s box meets `query` (`ConditionIndex.meets`): a polygon's box
+    /// as its shape keeps it, a circle's as `ConditionIndex.marginBox` bounds it around the centre
+    /// (no trigonometry; never smaller than the circle), so that no box need be stored per condition.
+    @inline(__always)
+    func boxMeets(_ i: Int32, _ query: BoundingBox) -> Bool {
+        let s = shapeSlots[Int(i)]
+        if s.isPolygon { return ConditionIndex.meets(polygonShapes[Int(s.slot)].boundingBox, query) }
+        let circle = circleShapes[Int(s.slot)].condition
+        return ConditionIndex.meets(ConditionIndex.marginBox(around: circle.center, metres: circle.radius), query)
     }
 
     /// Which side of geographic condition `i`'s boundary a cover-grid cell's centre is on, and a lower
@@ -322,7 +334,13 @@ struct ConditionCatalog: Sendable {
             beaconMatcher = BeaconMatcher(beacons, removed: beaconRemoved)
             beaconMatcherIsStale = false
         }
-        if index.needsRebuild || (force && index.hasUnindexed) { index.rebuild() }
+        if index.needsRebuild || (force && index.hasUnindexed) {
+            // (The shapes give the boxes: laid out on a copy, as the closure reads `self`.)
+            var rebuilt = index
+            index = ConditionIndex()
+            rebuilt.rebuild { geographicRemoved[Int($0)] ? nil : boundingBox($0) }
+            index = rebuilt
+        }
         let pending = geographic.count - Int(coverGrid.builtThrough)
         if (pending > 32 && pending * 256 > geographic.count) || (force && pending > 0) {
             coverGrid = CoverGrid(shapes: self, threads: threads)
@@ -378,7 +396,7 @@ struct ConditionCatalog: Sendable {
             let query = ConditionIndex.marginBox(around: frame.coordinate, metres: m)
             for k in coverGrid.excluded.indices {
                 let i = coverGrid.excluded[k]
-                if !geographicRemoved[Int(i)], let box = index.box(i), ConditionIndex.meets(box, query) {
+                if !geographicRemoved[Int(i)], boxMeets(i, query) {
                     candidates.append(i)
                     readings.append(reading(i, &frame))
                     clearances.append(0)
@@ -386,7 +404,7 @@ struct ConditionCatalog: Sendable {
             }
             if built < count {
                 for i in built..<count where !geographicRemoved[Int(i)] {
-                    if let box = index.box(i), ConditionIndex.meets(box, query) {
+                    if boxMeets(i, query) {
                         candidates.append(i)
                         readings.append(reading(i, &frame))
                         clearances.append(0)
@@ -396,7 +414,9 @@ struct ConditionCatalog: Sendable {
             return
         }
         let first = candidates.count
-        index.collect(around: frame.coordinate, margin: m, stamps: &stamps, stamp: stamp, into: &candidates)
+        index.collect(around: frame.coordinate, margin: m, stamps: &stamps, stamp: stamp, into: &candidates) {
+            !geographicRemoved[Int($0)] && boxMeets($0, $1)
+        }
         for k in first..<candidates.count {
             readings.append(reading(candidates[k], &frame))
             clearances.append(0)
@@ -428,7 +448,9 @@ struct ConditionCatalog: Sendable {
             return
         }
         candidates.removeAll(keepingCapacity: true)
-        index.collect(around: c, margin: 0, stamps: &stamps, stamp: stamp, into: &candidates)
+        index.collect(around: c, margin: 0, stamps: &stamps, stamp: stamp, into: &candidates) {
+            !geographicRemoved[Int($0)] && boxMeets($0, $1)
+        }
         for i in candidates where covers(i, &frame) { result.append(i) }
     }
 
@@ -460,16 +482,15 @@ struct ConditionCatalog: Sendable {
         let s = shapeSlots[Int(i)]
         if s.isPolygon { return polygonShapes[Int(s.slot)].covers(frame.coordinate) }
         let c = frame.coordinate
-        guard let box = index.box(i),
-              ConditionIndex.meets(box, BoundingBox(minLatitude: c.latitude, maxLatitude: c.latitude,
-                                                    minLongitude: c.longitude, maxLongitude: c.longitude)) else { return false }
+        guard boxMeets(i, BoundingBox(minLatitude: c.latitude, maxLatitude: c.latitude,
+                                      minLongitude: c.longitude, maxLongitude: c.longitude)) else { return false }
         return circleShapes[Int(s.slot)].reading(&frame) == .inside
     }
 
     /// The heap bytes the catalogue holds, by part (see `MonitoringEngine.conditionStorageBytes`).
     var heapBytes: [(part: String, bytes: Int)] {
         [
-            ("identifiers", HeapBytes.of(additionOrder) + HeapBytes.of(geographicIdentifiers) + HeapBytes.of(beaconIdentifiers)
+            ("identifiers", HeapBytes.of(additionRuns) + HeapBytes.of(geographicIdentifiers) + HeapBytes.of(beaconIdentifiers)
                 + (geographicIdentifiers + beaconIdentifiers).reduce(0) { $0 + HeapBytes.of($1) }),
             ("identifier lookup", lookup.heapBytes),
             ("geographic conditions", HeapBytes.of(geographic) + HeapBytes.of(geographicRemoved)
@@ -493,10 +514,17 @@ struct ConditionCatalog: Sendable {
 
     /// Identifiers of the monitored conditions, in addition order.
     var identifiers: [String] {
-        additionOrder.compactMap { code in
-            code >= 0 ? (geographicRemoved[Int(code)] ? nil : geographicIdentifiers[Int(code)])
-                : (beaconRemoved[Int(~code)] ? nil : beaconIdentifiers[Int(~code)])
+        var result: [String] = [], g = 0, b = 0
+        for run in additionRuns {
+            if run > 0 {
+                for i in g..<(g + Int(run)) where !geographicRemoved[i] { result.append(geographicIdentifiers[i]) }
+                g += Int(run)
+            } else {
+                for i in b..<(b - Int(run)) where !beaconRemoved[i] { result.append(beaconIdentifiers[i]) }
+                b -= Int(run)
+            }
         }
+        return result
     }
 
     @discardableResult
@@ -507,7 +535,6 @@ struct ConditionCatalog: Sendable {
         case .geographic(let i):
             geographicRemoved[Int(i)] = true
             hasRemovedGeographic = true
-            index.remove(i)
         case .beacon(let i):
             beaconRemoved[Int(i)] = true
             beaconMatcherIsStale = true

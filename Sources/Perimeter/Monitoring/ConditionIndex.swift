@@ -7,10 +7,13 @@ import Foundation
 /// confidently outside without testing them. Conditions spanning too many cells sit in a short list
 /// every query checks by box; conditions added since the last build wait in another, until the grid
 /// is rebuilt (amortised, as an array grows).
+///
+/// The index keeps no boxes: the catalogue derives a condition's box from its shape when the grid is
+/// laid out and when a query checks a listed condition (`ConditionCatalog.boxMeets`), which saves 16
+/// bytes a condition, for a few multiplications per check on a path few fixes take.
 struct ConditionIndex: Sendable {
-    /// Each condition's box, by index, in single precision rounded outwards (`CompactBox.removed`
-    /// once removed); longitudes may run past ±180.
-    private var boxes: [CompactBox] = []
+    /// How many conditions have been inserted (removed ones included).
+    private var count = 0
 
     // The grid: cell (row, column) lists cellItems[cellStart[cell] ..< cellStart[cell + 1]].
     private var minLatitude = -90.0
@@ -26,20 +29,15 @@ struct ConditionIndex: Sendable {
     private var addedSinceBuild = 0
 
     /// The heap bytes of the index's arrays.
-    var heapBytes: Int { HeapBytes.of(boxes) + HeapBytes.of(cellStart) + HeapBytes.of(cellItems) + HeapBytes.of(unindexed) }
+    var heapBytes: Int { HeapBytes.of(cellStart) + HeapBytes.of(cellItems) + HeapBytes.of(unindexed) }
 
     static let maximumCellsPerCondition = 64
     static let maximumCells = 1 << 22
 
-    /// Condition `i`'s box (a little larger than the one inserted), `nil` once removed.
-    @inline(__always)
-    func box(_ i: Int32) -> BoundingBox? { boxes[Int(i)].box }
-
-    mutating func reserveCapacity(_ more: Int) { boxes.reserveCapacity(boxes.count + more) }
-
-    mutating func insert(_ index: Int32, box: BoundingBox) {
-        precondition(Int(index) == boxes.count, "conditions are indexed in order")
-        boxes.append(CompactBox(box))
+    /// Adds condition `index` (the next one), listed apart until the next `rebuild`.
+    mutating func insert(_ index: Int32) {
+        precondition(Int(index) == count, "conditions are indexed in order")
+        count += 1
         unindexed.append(index)
         addedSinceBuild += 1
     }
@@ -47,18 +45,16 @@ struct ConditionIndex: Sendable {
     var hasUnindexed: Bool { addedSinceBuild > 0 }
 
     /// Whether enough conditions wait outside the grid that a rebuild pays for itself.
-    var needsRebuild: Bool { addedSinceBuild > 32 && addedSinceBuild * 256 > boxes.count }
-
-    mutating func remove(_ index: Int32) {
-        boxes[Int(index)] = .removed  // the grid keeps its slot until the next build; queries skip it
-    }
+    var needsRebuild: Bool { addedSinceBuild > 32 && addedSinceBuild * 256 > count }
 
     /// Lays the grid over the conditions present: cells about twice the median box, at most
-    /// `maximumCells` of them.
-    mutating func rebuild() {
+    /// `maximumCells` of them. (Removed conditions keep their place in the grid until then; the
+    /// catalogue's checks skip them.)
+    /// - Parameter boxOf: a condition's box, `nil` once removed (longitudes may run past ±180).
+    mutating func rebuild(boxOf: (Int32) -> BoundingBox?) {
         addedSinceBuild = 0
         unindexed.removeAll()
-        let present = boxes.indices.compactMap { i in boxes[i].box.map { (Int32(i), $0) } }
+        let present = (0..<Int32(count)).compactMap { i in boxOf(i).map { (i, $0) } }
         guard let first = present.first?.1 else {
             cellStart = [0, 0]; cellItems = []; rows = 1; columns = 1
             return
@@ -142,16 +138,18 @@ struct ConditionIndex: Sendable {
         }
     }
 
-    /// Appends to `result` every condition whose box comes within `margin` metres of `c` (each once).
+    /// Appends to `result` every condition whose box comes within `margin` metres of `c` (each once):
+    /// of those the grid lists there, those `meets` (a condition, the query box) accepts.
     @inline(__always)
-    func collect(around c: Coordinate, margin: Double, stamps: inout [UInt32], stamp: UInt32, into result: inout [Int32]) {
+    func collect(around c: Coordinate, margin: Double, stamps: inout [UInt32], stamp: UInt32, into result: inout [Int32],
+                 meets: (Int32, BoundingBox) -> Bool) {
         let query = Self.marginBox(around: c, metres: margin)
         if query.minLongitude < -180 || query.maxLongitude > 180 || query.minLatitude < -90 || query.maxLatitude > 90 {
             // Near the antimeridian or a pole: the general path.
-            collect(in: query, stamps: &stamps, stamp: stamp, into: &result)
+            collect(in: query, stamps: &stamps, stamp: stamp, into: &result, meets: meets)
             return
         }
-        for i in unindexed { consider(i, query, &stamps, stamp, &result) }
+        for i in unindexed { consider(i, query, &stamps, stamp, &result, meets) }
         let r0 = row(query.minLatitude), r1 = row(query.maxLatitude)
         let c0 = column(query.minLongitude), c1 = column(query.maxLongitude)
         if r0 == r1 && c0 == c1 {
@@ -159,37 +157,42 @@ struct ConditionIndex: Sendable {
             let cell = r0 * columns + c0
             for k in Int(cellStart[cell])..<Int(cellStart[cell + 1]) {
                 let i = cellItems[k]
-                if let box = boxes[Int(i)].box, Self.meets(box, query) { result.append(i) }
+                if meets(i, query) { result.append(i) }
             }
             return
         }
         for r in r0...r1 {
             for col in c0...c1 {
                 let cell = r * columns + col
-                for k in Int(cellStart[cell])..<Int(cellStart[cell + 1]) { consider(cellItems[k], query, &stamps, stamp, &result) }
+                for k in Int(cellStart[cell])..<Int(cellStart[cell + 1]) {
+                    consider(cellItems[k], query, &stamps, stamp, &result, meets)
+                }
             }
         }
     }
 
-    /// Appends to `result` every condition whose box meets `query` (each once); `query` may run past
-    /// ±180 in longitude.
-    func collect(in query: BoundingBox, stamps: inout [UInt32], stamp: UInt32, into result: inout [Int32]) {
-        for i in unindexed { consider(i, query, &stamps, stamp, &result) }
+    /// Appends to `result` every condition whose box meets `query` (each once), as `meets` decides of
+    /// those the grid lists there; `query` may run past ±180 in longitude.
+    func collect(in query: BoundingBox, stamps: inout [UInt32], stamp: UInt32, into result: inout [Int32],
+                 meets: (Int32, BoundingBox) -> Bool) {
+        for i in unindexed { consider(i, query, &stamps, stamp, &result, meets) }
         query.forEachPieceWithinLongitudeRange { piece in
             guard piece.maxLatitude >= minLatitude, piece.minLatitude <= minLatitude + Double(rows) * cellSize,
                   piece.maxLongitude >= minLongitude, piece.minLongitude <= minLongitude + Double(columns) * cellSize else { return }
             forEachCell(of: piece) { cell in
-                for k in Int(cellStart[cell])..<Int(cellStart[cell + 1]) { consider(cellItems[k], query, &stamps, stamp, &result) }
+                for k in Int(cellStart[cell])..<Int(cellStart[cell + 1]) {
+                    consider(cellItems[k], query, &stamps, stamp, &result, meets)
+                }
             }
         }
     }
 
     @inline(__always)
     private func consider(_ i: Int32, _ query: BoundingBox, _ stamps: inout [UInt32], _ stamp: UInt32,
-                          _ result: inout [Int32]) {
-        guard stamps[Int(i)] != stamp, let box = boxes[Int(i)].box else { return }
+                          _ result: inout [Int32], _ meets: (Int32, BoundingBox) -> Bool) {
+        guard stamps[Int(i)] != stamp else { return }
         stamps[Int(i)] = stamp
-        if Self.meets(box, query) { result.append(i) }
+        if meets(i, query) { result.append(i) }
     }
 
     /// Whether two boxes meet, either directly or one turn of longitude round.
