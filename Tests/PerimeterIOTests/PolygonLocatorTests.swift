@@ -372,6 +372,51 @@ import Testing
         #expect(clearancesBeyondMargin > clearancesGiven / 4)
         #expect(unmeasured > 1_000)
     }
+
+    /// Fixes whose margin is beyond the grid's reach take the condition index, which checks a circle
+    /// by a box bounded around its centre rather than a stored one: near the antimeridian and a pole
+    /// too, it leaves out only conditions the fix is confidently outside, and reads the rest exactly.
+    @Test(arguments: [Coordinate(latitude: 10, longitude: 179.99), Coordinate(latitude: 88.95, longitude: -40)])
+    func indexLeavesOutOnlyConfidentlyOutsideConditions(origin: Coordinate) throws {
+        var rng = SplitMix64(seed: UInt64(abs(origin.longitude) * 100))
+        var engine = MonitoringEngine()
+        let count = 300
+        // (About 5 km either way in longitude, at either latitude.)
+        let spread = 0.05 / cos(origin.latitude * .pi / 180)
+        for i in 0..<count {
+            var longitude = origin.longitude + .random(in: -spread...spread, using: &rng)
+            if longitude > 180 { longitude -= 360 }
+            let c = Coordinate(latitude: origin.latitude + .random(in: -0.02...0.02, using: &rng), longitude: longitude)
+            try engine.add(.circle(CircularGeographicCondition(center: c, radius: .random(in: 30...1_500, using: &rng))),
+                           identifier: "c\(i)")
+        }
+        _ = engine.makeContainmentQuery()  // builds the index and the grid
+        let catalog = engine.catalog
+        var stamps = [UInt32](repeating: 0, count: count)
+        var mismatches: [String] = [], candidatesSeen = 0
+        for n in 0..<5_000 {
+            var longitude = origin.longitude + .random(in: -1.2 * spread...1.2 * spread, using: &rng)
+            if longitude > 180 { longitude -= 360 }
+            let p = Coordinate(latitude: origin.latitude + .random(in: -0.025...0.025, using: &rng), longitude: longitude)
+            let margin = Double.random(in: 150...3_000, using: &rng)
+            var frame = FixFrame(p, margin: margin)
+            var candidates: [Int32] = [], readings: [Reading] = [], clearances: [Double] = []
+            catalog.collectReadings(&frame, stamps: &stamps, stamp: UInt32(n + 1), candidates: &candidates, readings: &readings,
+                                    clearances: &clearances)
+            candidatesSeen += candidates.count
+            for i in 0..<Int32(count) {
+                var exactFrame = FixFrame(p, margin: margin)
+                let exact = catalog.reading(i, &exactFrame)
+                if let k = candidates.firstIndex(of: i) {
+                    if readings[k] != exact { mismatches.append("\(i) at \(p) m=\(margin): \(readings[k]), exact \(exact)") }
+                } else if exact != .outside {
+                    mismatches.append("\(i) at \(p) m=\(margin): left out, exact \(exact)")
+                }
+            }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.count): \(mismatches.prefix(5))")
+        #expect(candidatesSeen > 5_000 && candidatesSeen < 5_000 * count / 2)
+    }
 }
 
 /// The stateless containment query against testing every condition on its own: each containing
