@@ -373,6 +373,42 @@ import Testing
         #expect(unmeasured > 1_000)
     }
 
+    /// Every circle entry of every cell keeps a clearance no larger than the haversine distance from
+    /// the cell's centre to the circle, on the centre's side: the grid measures it from the circle's
+    /// single-precision unit vector, and must take that rounding off.
+    @Test func circleEntriesNeverOverstateTheirClearance() throws {
+        var rng = SplitMix64(seed: 77)
+        var engine = MonitoringEngine()
+        var circles: [CircularGeographicCondition] = []
+        for i in 0..<600 {
+            let c = Coordinate(latitude: 52.5 + .random(in: -0.02...0.02, using: &rng), longitude: 13.4 + .random(in: -0.03...0.03, using: &rng))
+            let circle = try CircularGeographicCondition(center: c, radius: .random(in: 30...400, using: &rng))
+            circles.append(circle)
+            try engine.add(.circle(circle), identifier: "c\(i)")
+        }
+        _ = engine.makeContainmentQuery()
+        let grid = engine.catalog.coverGrid
+        var checked = 0, overstated: [String] = []
+        for r in 0..<grid.rows {
+            for col in 0..<grid.columns {
+                let centre = Coordinate(latitude: grid.minLatitude + (Double(r) + 0.5) * grid.latitudeStep,
+                                        longitude: grid.minLongitude + (Double(col) + 0.5) * grid.longitudeStep)
+                let (range, _) = grid.entries(at: centre)
+                for k in range {
+                    let e = grid.entry(k), clearance = grid.clearance(e)
+                    guard clearance > 0 else { continue }
+                    let d = circles[Int(e.condition)].signedDistance(to: centre)
+                    checked += 1
+                    if clearance > abs(d) + 1e-6 || (d < 0) != e.isInside {
+                        overstated.append("c\(e.condition) at \(centre): clearance \(clearance), distance \(d)")
+                    }
+                }
+            }
+        }
+        #expect(checked > 40_000)
+        #expect(overstated.isEmpty, "\(overstated.count): \(overstated.prefix(3))")
+    }
+
     /// Fixes whose margin is beyond the grid's reach take the condition index, which checks a circle
     /// by a box bounded around its centre rather than a stored one: near the antimeridian and a pole
     /// too, it leaves out only conditions the fix is confidently outside, and reads the rest exactly.

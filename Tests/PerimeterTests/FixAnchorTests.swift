@@ -19,7 +19,9 @@ import Testing
                 // Points around the radius, the radius ± the margin, and exactly on them.
                 let margin = [0.0, 5, 30, 120, .random(in: 0...1000, using: &rng)].randomElement(using: &rng)!
                 let target = circle.radius + [-margin, 0, margin].randomElement(using: &rng)!
-                let distance = max(0, target + [0, .random(in: -40...40, using: &rng), .random(in: -1e-6...1e-6, using: &rng)]
+                // (Also ±0.5 m, to either side of a threshold.)
+                let distance = max(0, target + [0, .random(in: -40...40, using: &rng), .random(in: -1e-6...1e-6, using: &rng),
+                                                .random(in: -0.5...0.5, using: &rng)]
                     .randomElement(using: &rng)!)
                 let p = Self.destination(centre, metres: distance, bearing: .random(in: 0..<(2 * .pi), using: &rng))
                 var frame = FixFrame(p, margin: margin)
