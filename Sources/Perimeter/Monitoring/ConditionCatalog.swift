@@ -335,11 +335,7 @@ struct ConditionCatalog: Sendable {
             beaconMatcherIsStale = false
         }
         if index.needsRebuild || (force && index.hasUnindexed) {
-            // (The shapes give the boxes: laid out on a copy, as the closure reads `self`.)
-            var rebuilt = index
-            index = ConditionIndex()
-            rebuilt.rebuild { geographicRemoved[Int($0)] ? nil : boundingBox($0) }
-            index = rebuilt
+            index.rebuild((0..<Int32(geographic.count)).compactMap { geographicRemoved[Int($0)] ? nil : ($0, boundingBox($0)) })
         }
         let pending = geographic.count - Int(coverGrid.builtThrough)
         if (pending > 32 && pending * 256 > geographic.count) || (force && pending > 0) {

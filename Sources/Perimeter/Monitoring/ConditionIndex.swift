@@ -50,11 +50,10 @@ struct ConditionIndex: Sendable {
     /// Lays the grid over the conditions present: cells about twice the median box, at most
     /// `maximumCells` of them. (Removed conditions keep their place in the grid until then; the
     /// catalogue's checks skip them.)
-    /// - Parameter boxOf: a condition's box, `nil` once removed (longitudes may run past ±180).
-    mutating func rebuild(boxOf: (Int32) -> BoundingBox?) {
+    /// - Parameter present: the conditions not removed, with their boxes (longitudes may run past ±180).
+    mutating func rebuild(_ present: [(Int32, BoundingBox)]) {
         addedSinceBuild = 0
         unindexed.removeAll()
-        let present = (0..<Int32(count)).compactMap { i in boxOf(i).map { (i, $0) } }
         guard let first = present.first?.1 else {
             cellStart = [0, 0]; cellItems = []; rows = 1; columns = 1
             return
