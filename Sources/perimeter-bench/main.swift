@@ -245,8 +245,10 @@ if mode == "monitor" {
     var policy = MonitoringPolicy()
     policy.defaultAssumption = .unsatisfied
     let fixes = Fixes("\(work)/fixes.bin")
-    let conditions = circles(work) + geojson("\(work)/polygons.geojson")
-    print("10k devices' fixes interleaved, in stream order:")
+    // The mixed conditions by default; `circles` or `polygons` as NAME for one kind alone.
+    let kind = arguments.count > 2 ? arguments[2] : "mixed"
+    let conditions = (kind == "polygons" ? [] : circles(work)) + (kind == "circles" ? [] : geojson("\(work)/polygons.geojson"))
+    print("10k devices' fixes interleaved, in stream order (\(kind), \(conditions.count) conditions):")
     await monitorLatency(conditions, fixes, policy: policy, count: 200_000)
     print("The same fixes device by device:")
     await monitorLatency(conditions, fixes.byDevice(), policy: policy, count: 200_000)

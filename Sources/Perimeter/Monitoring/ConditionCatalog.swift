@@ -1,3 +1,4 @@
+import CBuiltins
 import Dispatch
 import Foundation
 
@@ -267,6 +268,20 @@ struct ConditionCatalog: Sendable {
         return shape
     }
 
+    /// Asks for geographic condition `i`'s shape ahead of its reading.
+    @inline(__always)
+    func prefetchShape(_ i: Int32) {
+        let s = shapeSlots[Int(i)]
+        if s.isPolygon {
+            let object = Unmanaged.passUnretained(polygonShapes[Int(s.slot)].locator).toOpaque()
+            perimeter_prefetch(object)
+            perimeter_prefetch(object + 64)
+            perimeter_prefetch(object + 128)
+        } else {
+            circleShapes.withUnsafeBufferPointer { perimeter_prefetch($0.baseAddress! + Int(s.slot)) }
+        }
+    }
+
     /// What the frame's fix says about geographic condition `i` (`Reading`).
     @inline(__always)
     func reading(_ i: Int32, _ frame: inout FixFrame) -> Reading {
@@ -378,6 +393,10 @@ struct ConditionCatalog: Sendable {
         if !coverGrid.isEmpty && m <= coverGrid.reach {
             let (range, offset) = coverGrid.entries(at: frame.coordinate)
             let need = coverGrid.need(offset + m), sideNeed = coverGrid.need(offset)
+            for k in range {
+                let e = coverGrid.entry(k)
+                if !e.decides(sideNeed) { prefetchShape(e.condition) }
+            }
             for k in range {
                 let e = coverGrid.entry(k)
                 guard !hasRemovedGeographic || !geographicRemoved[Int(e.condition)] else { continue }

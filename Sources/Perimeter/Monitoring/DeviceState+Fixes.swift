@@ -181,6 +181,7 @@ extension DeviceState {
         var budget = farBudget, isValid = true
         // The fix's cover-grid cell, found for the first term that needs it.
         var cell: (range: Range<Int>, offset: Double)?
+        for term in anchorTerms where moved >= share + term.budget { catalog.prefetchShape(term.condition) }
         var t = anchorTerms.count - 1
         while t >= 0 {
             let term = anchorTerms[t], i = term.condition
