@@ -379,6 +379,22 @@ final class PolygonLocator: Sendable {
         return cellCovers(x, y, cell: cell)
     }
 
+    /// Asks for the raster data a reading at (x, y) starts from: the cell's state (or its block's),
+    /// clearance, reference and edge-list start, which sit in separate arrays, so that their waits
+    /// overlap instead of following one another.
+    @inline(__always)
+    func prefetch(_ x: Double, _ y: Double) {
+        let (column, row) = raster.columnAndRow(x, y)
+        let cell = row * columns + column
+        if blockColumns > 0 {
+            blocks.withUnsafeBufferPointer { perimeter_prefetch($0.baseAddress! + (row >> Self.blockShift) * blockColumns + (column >> Self.blockShift)) }
+        }
+        cells.withUnsafeBufferPointer { perimeter_prefetch($0.baseAddress! + cell) }
+        clearance.withUnsafeBufferPointer { perimeter_prefetch($0.baseAddress! + cell) }
+        references.withUnsafeBufferPointer { perimeter_prefetch($0.baseAddress! + cell) }
+        cellEdgeStart.withUnsafeBufferPointer { perimeter_prefetch($0.baseAddress! + cell) }
+    }
+
     /// `covers(_:_:)` for each of `points` (x = longitude, y = latitude), into `covered`: the same
     /// answers, in passes without unpredictable branches. Whether a point is inside or outside is a
     /// coin toss for a branch, so the first pass writes each point's answer from its block (or

@@ -268,17 +268,27 @@ struct ConditionCatalog: Sendable {
         return shape
     }
 
-    /// Asks for geographic condition `i`'s shape ahead of its reading.
+    /// Asks for the shapes of `conditions` that a reading at `c` will read first, for one fix at a
+    /// time, whose shapes are seldom in cache (a device's next fix comes after thousands of other
+    /// devices'): first each circle's record and each polygon's locator, then each polygon's raster
+    /// data at `c`, so that the waits of all of them overlap instead of following one another. (A
+    /// batch reads each device's fixes together, its shapes mostly still in cache: it skips this.)
     @inline(__always)
-    func prefetchShape(_ i: Int32) {
-        let s = shapeSlots[Int(i)]
-        if s.isPolygon {
-            let object = Unmanaged.passUnretained(polygonShapes[Int(s.slot)].locator).toOpaque()
-            perimeter_prefetch(object)
-            perimeter_prefetch(object + 64)
-            perimeter_prefetch(object + 128)
-        } else {
-            circleShapes.withUnsafeBufferPointer { perimeter_prefetch($0.baseAddress! + Int(s.slot)) }
+    func askForShapes<Conditions: Sequence<Int32>>(of conditions: Conditions, at c: Coordinate) {
+        for i in conditions {
+            let s = shapeSlots[Int(i)]
+            if s.isPolygon {
+                let object = Unmanaged.passUnretained(polygonShapes[Int(s.slot)].locator).toOpaque()
+                perimeter_prefetch(object)
+                perimeter_prefetch(object + 64)
+                perimeter_prefetch(object + 128)
+            } else {
+                circleShapes.withUnsafeBufferPointer { perimeter_prefetch($0.baseAddress! + Int(s.slot)) }
+            }
+        }
+        for i in conditions {
+            let s = shapeSlots[Int(i)]
+            if s.isPolygon { polygonShapes[Int(s.slot)].locator.prefetch(c.longitude, c.latitude) }
         }
     }
 
@@ -387,15 +397,15 @@ struct ConditionCatalog: Sendable {
     /// its boundary that the cover grid knew without measuring, 0 where it knew none
     /// (`reading(_:_:need:sideNeed:offset:clearance:)`).
     @inline(__always)
-    func collectReadings(_ frame: inout FixFrame, stamps: inout [UInt32], stamp: UInt32,
+    func collectReadings(_ frame: inout FixFrame, stamps: inout [UInt32], stamp: UInt32, asksAhead: Bool,
                          candidates: inout [Int32], readings: inout [Reading], clearances: inout [Double]) {
         let m = frame.margin
         if !coverGrid.isEmpty && m <= coverGrid.reach {
             let (range, offset) = coverGrid.entries(at: frame.coordinate)
             let need = coverGrid.need(offset + m), sideNeed = coverGrid.need(offset)
-            for k in range {
-                let e = coverGrid.entry(k)
-                if !e.decides(sideNeed) { prefetchShape(e.condition) }
+            if asksAhead {
+                askForShapes(of: range.lazy.map { self.coverGrid.entry($0) }.filter { !$0.decides(sideNeed) }.map(\.condition),
+                             at: frame.coordinate)
             }
             for k in range {
                 let e = coverGrid.entry(k)

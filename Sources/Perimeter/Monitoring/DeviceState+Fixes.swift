@@ -23,7 +23,8 @@ extension DeviceState {
         scratch.beginQuery(conditionCount: Int(count))
         let stamp = scratch.stamp
         var frame = FixFrame(fix.coordinate, margin: margin)
-        catalog.collectReadings(&frame, stamps: &scratch.queryStamps, stamp: stamp, candidates: &scratch.candidates,
+        catalog.collectReadings(&frame, stamps: &scratch.queryStamps, stamp: stamp, asksAhead: scratch.asksAhead,
+                                candidates: &scratch.candidates,
                                 readings: &scratch.readings, clearances: &scratch.clearances)
         var anchorBuilder = FixAnchorBuilder(fix.coordinate, margin: margin,
                                              nonCandidates: catalog.nonCandidateDistance(margin: margin))
@@ -181,7 +182,9 @@ extension DeviceState {
         var budget = farBudget, isValid = true
         // The fix's cover-grid cell, found for the first term that needs it.
         var cell: (range: Range<Int>, offset: Double)?
-        for term in anchorTerms where moved >= share + term.budget { catalog.prefetchShape(term.condition) }
+        if scratch.asksAhead {
+            catalog.askForShapes(of: anchorTerms.lazy.filter { moved >= share + $0.budget }.map(\.condition), at: fix.coordinate)
+        }
         var t = anchorTerms.count - 1
         while t >= 0 {
             let term = anchorTerms[t], i = term.condition

@@ -12,6 +12,9 @@ struct EvaluationScratch {
     /// while the fix settles conditions its device has not seen yet).
     var candidateMarks: [UInt32] = []
     private(set) var stamp: UInt32 = 0
+    /// Whether a fix asks for the shapes it will read before reading them
+    /// (`ConditionCatalog.askForShapes(of:at:)`): one fix at a time, not in a batch.
+    var asksAhead = true
     /// State changes of the current record, by condition index, before they are sorted into events.
     var changes: [(condition: Int32, state: ConditionState)] = []
 

@@ -138,6 +138,7 @@ final class StateShard: @unchecked Sendable {
     func run(_ batch: [FixRecord], end: Int,
              devices: UnsafeMutableBufferPointer<DeviceState>, catalog: ConditionCatalog, policy: MonitoringPolicy) {
         var scratch = EvaluationScratch()
+        scratch.asksAhead = false
         keep(before: end, of: batch)
         groupByDevice()
         for (n, key) in order.enumerated() {
