@@ -209,18 +209,32 @@ func monitorLatency(_ conditions: [Condition], _ fixes: Fixes, policy: Monitorin
     print("  answered by the anchor (\(anchored.count)): \(percentiles(anchored))")
     print("  needing geometry (\(geometric.count)): \(percentiles(geometric))")
 
-    let monitor = Monitor(name: "bench", policy: policy)
-    for (i, c) in conditions.enumerated() { try! await monitor.add(c, identifier: "k\(i)") }
-    let names = (0..<ids.count).map { "d\($0)" }
-    for i in 0..<warm { _ = try! await monitor.process(.fix(fixes.fix(i)), device: names[Int(fixes.device[i])]) }
-    samples.removeAll(keepingCapacity: true)
-    for i in warm..<(warm + n) {
-        let f = fixes.fix(i), name = names[Int(fixes.device[i])]
-        let start = clock.now
-        _ = try! await monitor.process(.fix(f), device: name)
-        samples.append(seconds(clock.now - start))
+    // Through the actor twice: its events streamed and read as the README's example reads them, by
+    // a task of their own (a stream nobody reads keeps every event, and its growth would be timed
+    // here), and not streamed, the caller taking what `process` returns.
+    for streams in [true, false] {
+        let monitor = Monitor(name: "bench", policy: policy, streamsEvents: streams)
+        for (i, c) in conditions.enumerated() { try! await monitor.add(c, identifier: "k\(i)") }
+        let reader = Task {
+            var count = 0
+            for await _ in monitor.events { count += 1 }
+            return count
+        }
+        var returned = 0
+        let names = (0..<ids.count).map { "d\($0)" }
+        for i in 0..<warm { returned += try! await monitor.process(.fix(fixes.fix(i)), device: names[Int(fixes.device[i])]).count }
+        samples.removeAll(keepingCapacity: true)
+        for i in warm..<(warm + n) {
+            let f = fixes.fix(i), name = names[Int(fixes.device[i])]
+            let start = clock.now
+            returned += try! await monitor.process(.fix(f), device: name).count
+            samples.append(seconds(clock.now - start))
+        }
+        await monitor.finish()
+        let read = await reader.value
+        print("Monitor.process one fix (await from outside the actor), events \(streams ? "streamed" : "returned only"): "
+              + "\(percentiles(samples)); \(returned) events returned, \(read) read from the stream")
     }
-    print("Monitor.process one fix (await from outside the actor): \(percentiles(samples))")
 }
 
 var arguments = Array(CommandLine.arguments.dropFirst())

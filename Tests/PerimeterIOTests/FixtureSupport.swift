@@ -40,8 +40,9 @@ enum Fixture {
     }
 
     /// A `Monitor` loaded with a conditions fixture.
-    static func monitor(_ conditions: String, name: String, policy: MonitoringPolicy = MonitoringPolicy()) async throws -> Monitor {
-        let monitor = Monitor(name: name, policy: policy)
+    static func monitor(_ conditions: String, name: String, policy: MonitoringPolicy = MonitoringPolicy(),
+                        streamsEvents: Bool = true) async throws -> Monitor {
+        let monitor = Monitor(name: name, policy: policy, streamsEvents: streamsEvents)
         for definition in try ConditionsReader.read(contentsOf: path(conditions)) {
             try await monitor.add(definition.condition, identifier: definition.identifier, assuming: definition.assuming)
         }
