@@ -37,6 +37,29 @@ import Testing
         #expect(oracle.count > 500)
     }
 
+    /// A polygon condition comes back exactly as added (the catalogue keeps no copy: its locator
+    /// gives the rings back from its edges): parts, holes, every coordinate, and a repaired polygon
+    /// as repaired.
+    @Test func polygonConditionsComeBackAsAdded() throws {
+        func ring(_ points: [(Double, Double)]) -> [Coordinate] {
+            (points + [points[0]]).map { Coordinate(latitude: $0.0, longitude: $0.1) }
+        }
+        let twoHoles = GeoPolygon(exterior: ring([(0, 0), (0, 1), (1, 1), (1, 0)].map { ($0.0 + 0.123456789, $0.1 - 0.5) }),
+                                  holes: [ring([(0.2, -0.2), (0.4, -0.2), (0.4, -0.4)]), ring([(0.6, -0.4), (0.8, -0.4), (0.8, -0.2)])])
+        let plain = GeoPolygon(exterior: ring([(5, 5), (5, 6), (5.5, 6.5), (6, 6), (6, 5)]))
+        let multi = try PolygonalGeographicCondition(polygons: [twoHoles, plain, GeoPolygon(exterior: ring([(-3, 3), (-3, 4), (-2, 4)]))])
+        // A bow tie, repaired into two triangles.
+        let bowTie = try PolygonalGeographicCondition(polygons: [GeoPolygon(exterior: ring([(0, 10), (1, 11), (0, 11), (1, 10)]))],
+                                                      repair: true)
+        var engine = MonitoringEngine()
+        try engine.add(.polygon(multi), identifier: "multi")
+        try engine.add(.polygon(bowTie), identifier: "bow tie")
+        try engine.add(.circle(0, 0, radius: 10), identifier: "circle")
+        #expect(engine.condition(for: "multi") == .polygon(multi))
+        #expect(engine.condition(for: "bow tie") == .polygon(bowTie))
+        #expect(bowTie.polygons.count == 2)
+    }
+
     /// `identifiers` lists the conditions in addition order across both kinds, without removed ones,
     /// and a removed identifier added again comes last.
     @Test func identifiersKeepAdditionOrderAcrossKindsAndRemovals() throws {

@@ -28,6 +28,11 @@ public struct PolygonalGeographicCondition: Sendable, Hashable {
         self.polygons = polygons
     }
 
+    /// A condition of polygons known to be valid: those of a condition checked before.
+    init(checked polygons: [GeoPolygon]) {
+        self.polygons = polygons
+    }
+
     private static func structuralProblems(_ polygons: [GeoPolygon]) -> [GeometryProblem] {
         if polygons.isEmpty {
             return [GeometryProblem(field: "geometry.coordinates", message: "a polygon needs at least one ring")]

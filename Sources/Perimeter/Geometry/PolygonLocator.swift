@@ -25,6 +25,9 @@ final class PolygonLocator: Sendable {
     private let metresPerClearanceCell: Double
     /// Edges as `x1, y1, x2, y2` (longitude, latitude), every ring of every part.
     let edges: [Double]
+    /// How many edges each ring has, in `edges`' order; negated for a part's exterior (each part's
+    /// first ring). With the edges, the rings themselves (`polygons`): the catalogue keeps no copy.
+    private let ringEdgeCounts: [Int32]
     /// Horizontal stripes: edges whose latitude range reaches stripe k are
     /// stripeEdges[stripeStart[k] ..< stripeStart[k + 1]] (edge numbers).
     private let stripeStart: [Int32]
@@ -49,12 +52,28 @@ final class PolygonLocator: Sendable {
     private let cellEdgeStart: [Int32]
     private let cellEdges: [Int32]
 
-    /// The heap bytes of the locator: itself (a 16-byte header, twelve scalars and nine array
+    /// The heap bytes of the locator: itself (a 16-byte header, twelve scalars and ten array
     /// references) and its arrays.
     var heapBytes: Int {
-        16 + 12 * 8 + 9 * 8
-            + HeapBytes.of(edges) + HeapBytes.of(blocks) + HeapBytes.of(references) + HeapBytes.of(stripeStart) + HeapBytes.of(stripeEdges)
+        16 + 12 * 8 + 10 * 8
+            + HeapBytes.of(edges) + HeapBytes.of(ringEdgeCounts) + HeapBytes.of(blocks) + HeapBytes.of(references) + HeapBytes.of(stripeStart) + HeapBytes.of(stripeEdges)
             + HeapBytes.of(cells) + HeapBytes.of(clearance) + HeapBytes.of(cellEdgeStart) + HeapBytes.of(cellEdges)
+    }
+
+    /// The polygons the locator was built from, read back from its edges: the same coordinates.
+    var polygons: [GeoPolygon] {
+        var result: [GeoPolygon] = [], e = 0
+        for count in ringEdgeCounts {
+            var ring: [Coordinate] = []
+            ring.reserveCapacity(Int(count.magnitude) + 1)
+            for k in e..<(e + Int(count.magnitude)) {
+                ring.append(Coordinate(latitude: edges[4 * k + 1], longitude: edges[4 * k]))
+            }
+            e += Int(count.magnitude)
+            ring.append(Coordinate(latitude: edges[4 * e - 1], longitude: edges[4 * e - 2]))
+            if count < 0 { result.append(GeoPolygon(exterior: ring)) } else { result[result.count - 1].holes.append(ring) }
+        }
+        return result
     }
 
     /// How many edges the stripes list in all (an edge once for each stripe it reaches): for tests.
@@ -72,8 +91,11 @@ final class PolygonLocator: Sendable {
             polygon.rings.reduce(count) { $0 + max(0, $1.count - 1) }
         })
         var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
+        var ringEdgeCounts: [Int32] = []
+        ringEdgeCounts.reserveCapacity(polygons.reduce(0) { $0 + 1 + $1.holes.count })
         for polygon in polygons {
-            for ring in polygon.rings where ring.count > 1 {
+            for (k, ring) in polygon.rings.enumerated() where ring.count > 1 {
+                ringEdgeCounts.append(Int32(ring.count - 1) * (k == 0 ? -1 : 1))
                 for i in 0..<(ring.count - 1) {
                     let a = ring[i], b = ring[i + 1]
                     edges.append(a.longitude); edges.append(a.latitude)
@@ -86,6 +108,7 @@ final class PolygonLocator: Sendable {
             }
         }
         self.minX = minX; self.minY = minY; self.maxX = maxX; self.maxY = maxY
+        self.ringEdgeCounts = ringEdgeCounts
         let edgeCount = edges.count / 4
 
         // Stripes: about one per edge, so that a stripe lists a handful of edges on real outlines —

@@ -24,7 +24,8 @@ struct ConditionCatalog: Sendable {
     // was a retain and a release through a value witness, some 100 instructions per event.
 
     /// A geographic condition's starting state; its identifier is in `geographicIdentifiers`, its
-    /// geometry in its shape (`circleShapes`, or `polygonShapes` and `polygonConditions`).
+    /// geometry in its shape (`circleShapes`, or `polygonShapes`, whose locators also give back the
+    /// polygons themselves).
     struct Geographic {
         var initialState: ConditionState
     }
@@ -62,8 +63,6 @@ struct ConditionCatalog: Sendable {
     private(set) var shapeSlots: [ShapeSlot] = []
     private(set) var circleShapes: [CircleShape] = []
     private(set) var polygonShapes: [PolygonShape] = []
-    /// The polygon conditions as added, by the same slot as `polygonShapes` (for `condition(_:)`).
-    private var polygonConditions: [PolygonalGeographicCondition] = []
     /// Geographic conditions whose starting state is not unsatisfied, ascending: the only ones a
     /// device's first fix must settle one by one.
     private(set) var geographicStartingOtherwise: [Int32] = []
@@ -111,7 +110,6 @@ struct ConditionCatalog: Sendable {
             let shape = polygonShape ?? PolygonShape(polygon.polygons)
             shapeSlots.append(ShapeSlot(isPolygon: true, slot: Int32(polygonShapes.count)))
             polygonShapes.append(shape)
-            polygonConditions.append(polygon)
             polygonBytes += shape.locator.edges.count * MemoryLayout<Double>.size * 3
             entry = addGeographic(identifier: identifier, initialState: initialState)
         case .beacon(let beacon):
@@ -172,7 +170,6 @@ struct ConditionCatalog: Sendable {
         shapeSlots.reserveCapacity(shapeSlots.count + geographicCount)
         circleShapes.reserveCapacity(circleShapes.count + circles)
         polygonShapes.reserveCapacity(polygonShapes.count + polygons.count)
-        polygonConditions.reserveCapacity(polygonConditions.count + polygons.count)
         beacons.reserveCapacity(beacons.count + beaconCount)
         beaconIdentifiers.reserveCapacity(beacons.count + beaconCount)
         beaconRemoved.reserveCapacity(beaconRemoved.count + beaconCount)
@@ -521,20 +518,13 @@ struct ConditionCatalog: Sendable {
             ("geographic conditions", HeapBytes.of(geographic) + HeapBytes.of(geographicRemoved)
                 + HeapBytes.of(geographicStartingOtherwise) + HeapBytes.of(shapeSlots)),
             ("circle shapes", HeapBytes.of(circleShapes)),
-            ("polygon shapes", HeapBytes.of(polygonShapes) + polygonShapes.reduce(0) { $0 + $1.locator.heapBytes }
-                + HeapBytes.of(polygonConditions) + polygonConditions.reduce(0) { $0 + Self.heapBytes(of: $1) }),
+            ("polygon shapes", HeapBytes.of(polygonShapes) + polygonShapes.reduce(0) { $0 + $1.locator.heapBytes }),
             ("condition index", index.heapBytes),
             ("cover grid", coverGrid.heapBytes),
             ("beacon conditions", HeapBytes.of(beacons) + HeapBytes.of(beaconRemoved) + HeapBytes.of(beaconEpochs)
                 + HeapBytes.of(beaconStartingOtherwise)),
             ("beacon matcher", beaconMatcher.heapBytes),
         ]
-    }
-
-    private static func heapBytes(of polygon: PolygonalGeographicCondition) -> Int {
-        polygon.polygons.reduce(HeapBytes.of(polygon.polygons)) { bytes, part in
-            part.holes.reduce(bytes + HeapBytes.of(part.exterior) + HeapBytes.of(part.holes)) { $0 + HeapBytes.of($1) }
-        }
     }
 
     /// Identifiers of the monitored conditions, in addition order.
@@ -571,7 +561,7 @@ struct ConditionCatalog: Sendable {
         switch entry(identifier) {
         case .geographic(let i)?:
             let s = shapeSlots[Int(i)]
-            return s.isPolygon ? .polygon(polygonConditions[Int(s.slot)]) : .circle(circleShapes[Int(s.slot)].condition)
+            return s.isPolygon ? .polygon(PolygonalGeographicCondition(checked: polygonShapes[Int(s.slot)].locator.polygons)) : .circle(circleShapes[Int(s.slot)].condition)
         case .beacon(let i)?: return .beacon(beacons[Int(i)].condition)
         case nil: return nil
         }
