@@ -143,7 +143,7 @@ let benchmarks: @Sendable () -> Void = {
             var p = MonitoringPolicy()
             p.defaultAssumption = .unsatisfied
             return p
-        }())
+        }(), streamsEvents: false)  // (the events are taken from what `process` returns)
         var rng = Workload.Generator(seed: 1)
         for i in 0..<10_000 {
             try! await monitor.add(.circle(CircularGeographicCondition(center: Workload.randomPoint(&rng), radius: .random(in: 50...500, using: &rng))), identifier: "c\(i)")
