@@ -56,7 +56,8 @@ final class PolygonLocator: Sendable {
     /// references) and its arrays.
     var heapBytes: Int {
         16 + 12 * 8 + 10 * 8
-            + HeapBytes.of(edges) + HeapBytes.of(ringEdgeCounts) + HeapBytes.of(blocks) + HeapBytes.of(references) + HeapBytes.of(stripeStart) + HeapBytes.of(stripeEdges)
+            + HeapBytes.of(edges) + HeapBytes.of(ringEdgeCounts) + HeapBytes.of(blocks) + HeapBytes.of(references)
+            + HeapBytes.of(stripeStart) + HeapBytes.of(stripeEdges)
             + HeapBytes.of(cells) + HeapBytes.of(clearance) + HeapBytes.of(cellEdgeStart) + HeapBytes.of(cellEdges)
     }
 

@@ -561,7 +561,8 @@ struct ConditionCatalog: Sendable {
         switch entry(identifier) {
         case .geographic(let i)?:
             let s = shapeSlots[Int(i)]
-            return s.isPolygon ? .polygon(PolygonalGeographicCondition(checked: polygonShapes[Int(s.slot)].locator.polygons)) : .circle(circleShapes[Int(s.slot)].condition)
+            return s.isPolygon ? .polygon(PolygonalGeographicCondition(checked: polygonShapes[Int(s.slot)].locator.polygons))
+                : .circle(circleShapes[Int(s.slot)].condition)
         case .beacon(let i)?: return .beacon(beacons[Int(i)].condition)
         case nil: return nil
         }
