@@ -48,17 +48,23 @@ final class PolygonLocator: Sendable {
     private let references: [UInt8]
     /// The Chebyshev distance in cells to the nearest boundary cell (capped at 255).
     private let clearance: [UInt8]
-    /// The edges passing through each cell: cellEdges[cellEdgeStart[cell] ..< cellEdgeStart[cell + 1]].
+    /// The edges passing through each cell: cellEdges[cellEdgeStart[cell] ..< cellEdgeStart[cell + 1]];
+    /// for a polygon of at most `fewEdges` edges, in two bytes each instead (`smallEdgeStart`,
+    /// `smallEdges`: half the memory, and half the cache lines), the other pair then empty. The
+    /// readers are generic over the width, so each is compiled for both.
     private let cellEdgeStart: [Int32]
     private let cellEdges: [Int32]
+    private let smallEdgeStart: [UInt16]
+    private let smallEdges: [UInt16]
 
-    /// The heap bytes of the locator: itself (a 16-byte header, twelve scalars and ten array
+    /// The heap bytes of the locator: itself (a 16-byte header, twelve scalars and twelve array
     /// references) and its arrays.
     var heapBytes: Int {
-        16 + 12 * 8 + 10 * 8
+        16 + 12 * 8 + 12 * 8
             + HeapBytes.of(edges) + HeapBytes.of(ringEdgeCounts) + HeapBytes.of(blocks) + HeapBytes.of(references)
             + HeapBytes.of(stripeStart) + HeapBytes.of(stripeEdges)
             + HeapBytes.of(cells) + HeapBytes.of(clearance) + HeapBytes.of(cellEdgeStart) + HeapBytes.of(cellEdges)
+            + HeapBytes.of(smallEdgeStart) + HeapBytes.of(smallEdges)
     }
 
     /// The polygons the locator was built from, read back from its edges: the same coordinates.
@@ -196,8 +202,11 @@ final class PolygonLocator: Sendable {
         self.stripeEdges = stripeEdges
         self.clearance = Self.chebyshevClearance(cells, columns: columns, rows: rows)
         self.cells = cells
-        cellEdgeStart = edgeStart
-        self.cellEdges = cellEdges
+        let small = edgeCount <= Self.fewEdges && cellEdges.count <= Int(UInt16.max)
+        cellEdgeStart = small ? [] : edgeStart
+        self.cellEdges = small ? [] : cellEdges
+        smallEdgeStart = small ? edgeStart.map { UInt16(truncatingIfNeeded: $0) } : []
+        smallEdges = small ? cellEdges.map { UInt16(truncatingIfNeeded: $0) } : []
     }
 
     /// Marks every cell an edge comes near (with a sliver of slack, so that rounding in the point's
@@ -418,7 +427,11 @@ final class PolygonLocator: Sendable {
         cells.withUnsafeBufferPointer { perimeter_prefetch($0.baseAddress! + cell) }
         clearance.withUnsafeBufferPointer { perimeter_prefetch($0.baseAddress! + cell) }
         references.withUnsafeBufferPointer { perimeter_prefetch($0.baseAddress! + cell) }
-        cellEdgeStart.withUnsafeBufferPointer { perimeter_prefetch($0.baseAddress! + cell) }
+        if smallEdgeStart.isEmpty {
+            cellEdgeStart.withUnsafeBufferPointer { perimeter_prefetch($0.baseAddress! + cell) }
+        } else {
+            smallEdgeStart.withUnsafeBufferPointer { perimeter_prefetch($0.baseAddress! + cell) }
+        }
     }
 
     /// `covers(_:_:)` for each of `points` (x = longitude, y = latitude), into `covered`: the same
@@ -468,9 +481,22 @@ final class PolygonLocator: Sendable {
         // (reference and list start, then the list, then the edges): each link of the chain of a
         // point some way ahead is asked for first, so that the waits of several points overlap.
         guard openCount > 0 else { return }
+        if smallEdges.isEmpty {
+            coversOpen(points, into: covered, open: open, openCells: openCells, openCount: openCount, start: cellEdgeStart, list: cellEdges)
+        } else {
+            coversOpen(points, into: covered, open: open, openCells: openCells, openCount: openCount, start: smallEdgeStart, list: smallEdges)
+        }
+    }
+
+    /// The points the batch `covers` left open (in boundary cells), with the cells' edge lists in
+    /// `start` and `list` (either width).
+    private func coversOpen<Index: FixedWidthInteger>(_ points: UnsafeBufferPointer<Coordinate>,
+                                                      into covered: UnsafeMutableBufferPointer<Bool>,
+                                                      open: UnsafeMutableBufferPointer<Int32>, openCells: UnsafeMutableBufferPointer<Int32>,
+                                                      openCount: Int, start: [Index], list: [Index]) {
         references.withUnsafeBufferPointer { references in
-            cellEdgeStart.withUnsafeBufferPointer { start in
-                cellEdges.withUnsafeBufferPointer { list in
+            start.withUnsafeBufferPointer { start in
+                list.withUnsafeBufferPointer { list in
                     // (A point is open only in a boundary cell, which lists its edges: none is empty.)
                     let referenceBase = references.baseAddress!, startBase = start.baseAddress!
                     let listBase = list.baseAddress!, edgeBase = edges.withUnsafeBufferPointer { $0.baseAddress! }
@@ -538,13 +564,20 @@ final class PolygonLocator: Sendable {
     /// along an edge (m on the boundary) takes the row walk instead.
     @inline(never)
     private func cellCovers(_ x: Double, _ y: Double, cell: Int) -> Bool {
+        smallEdges.isEmpty ? cellCovers(x, y, cell: cell, start: cellEdgeStart, list: cellEdges)
+            : cellCovers(x, y, cell: cell, start: smallEdgeStart, list: smallEdges)
+    }
+
+    @inline(__always)
+    private func cellCovers<Index: FixedWidthInteger>(_ x: Double, _ y: Double, cell: Int, start edgeStart: [Index],
+                                                      list edgeList: [Index]) -> Bool {
         let reference = references[cell]
         guard reference != Self.noReference else { return rowCovers(x, y, cell: cell) }
         let (qx, qy) = Self.centre(column: cell % columns, row: cell / columns, minX: minX, minY: minY, scaleX: cellScaleX, scaleY: cellScaleY)
-        let start = Int(cellEdgeStart[cell]), end = Int(cellEdgeStart[cell + 1])
+        let start = Int(edgeStart[cell]), end = Int(edgeStart[cell + 1])
         var inside = reference == Self.inside
         let found: Bool? = edges.withUnsafeBufferPointer { e in
-            cellEdges.withUnsafeBufferPointer { list in
+            edgeList.withUnsafeBufferPointer { list in
                 for i in start..<end {
                     let base = Int(list[i]) * 4
                     let x1 = e[base], y1 = e[base + 1], x2 = e[base + 2], y2 = e[base + 3]
@@ -590,7 +623,13 @@ final class PolygonLocator: Sendable {
     /// (Kept out of line, so that `covers` is small enough to be inlined for the common case.)
     @inline(never)
     private func rowCovers(_ x: Double, _ y: Double, cell: Int) -> Bool {
-        let cells = self.cells, start = self.cellEdgeStart, list = self.cellEdges
+        smallEdges.isEmpty ? rowCovers(x, y, cell: cell, start: cellEdgeStart, list: cellEdges)
+            : rowCovers(x, y, cell: cell, start: smallEdgeStart, list: smallEdges)
+    }
+
+    @inline(__always)
+    private func rowCovers<Index: FixedWidthInteger>(_ x: Double, _ y: Double, cell: Int, start: [Index], list: [Index]) -> Bool {
+        let cells = self.cells
         let rowStart = cell - cell % columns, rowEnd = rowStart + columns
         var right = cell + 1, left = cell - 1
         while right < rowEnd && left >= rowStart && cells[right] == Self.boundary && cells[left] == Self.boundary {
@@ -777,6 +816,33 @@ final class PolygonLocator: Sendable {
     /// Polygons with at most this many edges scan them all for `nearestBoundaryDistance`.
     static let fewEdges = 256
 
+    /// `forEachEdge`'s walk over the edge lists of the cells `rows` × `columns`, either width.
+    @inline(__always)
+    private func forEachListedEdge<Index: FixedWidthInteger>(rows: ClosedRange<Int>, columns cellColumns: ClosedRange<Int>,
+                                                            start: [Index], list: [Index],
+                                                            _ body: (Double, Double, Double, Double) -> Bool) {
+        let edges = self.edges
+        // An edge runs through several adjacent cells: a polygon of at most 64 edges marks
+        // those it has given, so that each is measured once.
+        let marksEdges = edges.count <= 4 * 64
+        var given: UInt64 = 0
+        for r in rows {
+            for col in cellColumns {
+                let cell = r * columns + col
+                for i in Int(start[cell])..<Int(start[cell + 1]) {
+                    let edge = Int(list[i])
+                    if marksEdges {
+                        let bit: UInt64 = 1 << UInt64(edge)
+                        if given & bit != 0 { continue }
+                        given |= bit
+                    }
+                    let base = edge * 4
+                    if !body(edges[base], edges[base + 1], edges[base + 2], edges[base + 3]) { return }
+                }
+            }
+        }
+    }
+
     /// Calls `body` with every edge that reaches into `box` (and possibly a few more; edges may repeat),
     /// until it returns false.
     @inline(__always)
@@ -791,25 +857,10 @@ final class PolygonLocator: Sendable {
             let raster = self.raster
             let (c0, r0) = raster.columnAndRow(lowX, lowY), (c1, r1) = raster.columnAndRow(highX, highY)
             if (c1 - c0 + 1) * (r1 - r0 + 1) <= 64 {
-                let start = self.cellEdgeStart, list = self.cellEdges
-                // An edge runs through several adjacent cells: a polygon of at most 64 edges marks
-                // those it has given, so that each is measured once.
-                let marksEdges = edges.count <= 4 * 64
-                var given: UInt64 = 0
-                for r in r0...r1 {
-                    for col in c0...c1 {
-                        let cell = r * columns + col
-                        for i in Int(start[cell])..<Int(start[cell + 1]) {
-                            let edge = Int(list[i])
-                            if marksEdges {
-                                let bit: UInt64 = 1 << UInt64(edge)
-                                if given & bit != 0 { continue }
-                                given |= bit
-                            }
-                            let base = edge * 4
-                            if !body(edges[base], edges[base + 1], edges[base + 2], edges[base + 3]) { return }
-                        }
-                    }
+                if smallEdges.isEmpty {
+                    forEachListedEdge(rows: r0...r1, columns: c0...c1, start: cellEdgeStart, list: cellEdges, body)
+                } else {
+                    forEachListedEdge(rows: r0...r1, columns: c0...c1, start: smallEdgeStart, list: smallEdges, body)
                 }
                 return
             }
