@@ -215,6 +215,12 @@ struct ConditionCatalog: Sendable {
         return ConditionIndex.meets(ConditionIndex.marginBox(around: circle.center, metres: circle.radius), query)
     }
 
+    /// Whether geographic condition `i` is still monitored and its box meets `query`.
+    @inline(__always)
+    private func isPresent(_ i: Int32, meeting query: BoundingBox) -> Bool {
+        !geographicRemoved[Int(i)] && boxMeets(i, query)
+    }
+
     /// Which side of geographic condition `i`'s boundary a cover-grid cell's centre is on, and a lower
     /// bound on its distance to the boundary (as `reading(_:_:)` measures it); `crossed` with 0 when
     /// that is unknown. Distances beyond `within` need not be exact (they are at least `within`).
@@ -415,30 +421,21 @@ struct ConditionCatalog: Sendable {
             }
             let built = coverGrid.builtThrough, count = Int32(geographic.count)
             if coverGrid.excluded.isEmpty && built == count { return }
+            // Those the grid does not list: too large for it, or added since it was built.
             let query = ConditionIndex.marginBox(around: frame.coordinate, metres: m)
-            for k in coverGrid.excluded.indices {
-                let i = coverGrid.excluded[k]
-                if !geographicRemoved[Int(i)], boxMeets(i, query) {
-                    candidates.append(i)
-                    readings.append(reading(i, &frame))
-                    clearances.append(0)
-                }
+            func consider(_ i: Int32) {
+                guard isPresent(i, meeting: query) else { return }
+                candidates.append(i)
+                readings.append(reading(i, &frame))
+                clearances.append(0)
             }
-            if built < count {
-                for i in built..<count where !geographicRemoved[Int(i)] {
-                    if boxMeets(i, query) {
-                        candidates.append(i)
-                        readings.append(reading(i, &frame))
-                        clearances.append(0)
-                    }
-                }
-            }
+            for k in coverGrid.excluded.indices { consider(coverGrid.excluded[k]) }
+            for i in built..<max(built, count) { consider(i) }
             return
         }
         let first = candidates.count
-        index.collect(around: frame.coordinate, margin: m, stamps: &stamps, stamp: stamp, into: &candidates) {
-            !geographicRemoved[Int($0)] && boxMeets($0, $1)
-        }
+        index.collect(around: frame.coordinate, margin: m, stamps: &stamps, stamp: stamp, into: &candidates,
+                      meets: isPresent(_:meeting:))
         for k in first..<candidates.count {
             readings.append(reading(candidates[k], &frame))
             clearances.append(0)
@@ -470,9 +467,8 @@ struct ConditionCatalog: Sendable {
             return
         }
         candidates.removeAll(keepingCapacity: true)
-        index.collect(around: c, margin: 0, stamps: &stamps, stamp: stamp, into: &candidates) {
-            !geographicRemoved[Int($0)] && boxMeets($0, $1)
-        }
+        index.collect(around: c, margin: 0, stamps: &stamps, stamp: stamp, into: &candidates,
+                      meets: isPresent(_:meeting:))
         for i in candidates where covers(i, &frame) { result.append(i) }
     }
 
