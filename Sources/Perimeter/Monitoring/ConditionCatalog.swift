@@ -62,6 +62,9 @@ struct ConditionCatalog: Sendable {
     /// Per geographic condition: whether it is a polygon, and its slot in `circleShapes` or `polygonShapes`.
     private(set) var shapeSlots: [ShapeSlot] = []
     private(set) var circleShapes: [CircleShape] = []
+    /// Per circle slot, the exact centre, which evaluation reads only for readings and distances the
+    /// chord cannot settle (`CircleShape`), and for boxes on the condition index's path.
+    private(set) var circleCentres: [Coordinate] = []
     private(set) var polygonShapes: [PolygonShape] = []
     /// Geographic conditions whose starting state is not unsatisfied, ascending: the only ones a
     /// device's first fix must settle one by one.
@@ -105,6 +108,7 @@ struct ConditionCatalog: Sendable {
             let shape = CircleShape(circle)
             shapeSlots.append(ShapeSlot(isPolygon: false, slot: Int32(circleShapes.count)))
             circleShapes.append(shape)
+            circleCentres.append(circle.center)
             entry = addGeographic(identifier: identifier, initialState: initialState)
         case .polygon(let polygon):
             let shape = polygonShape ?? PolygonShape(polygon.polygons)
@@ -169,6 +173,7 @@ struct ConditionCatalog: Sendable {
         geographicRemoved.reserveCapacity(geographicRemoved.count + geographicCount)
         shapeSlots.reserveCapacity(shapeSlots.count + geographicCount)
         circleShapes.reserveCapacity(circleShapes.count + circles)
+        circleCentres.reserveCapacity(circleCentres.count + circles)
         polygonShapes.reserveCapacity(polygonShapes.count + polygons.count)
         beacons.reserveCapacity(beacons.count + beaconCount)
         beaconIdentifiers.reserveCapacity(beacons.count + beaconCount)
@@ -201,7 +206,19 @@ struct ConditionCatalog: Sendable {
 
     func boundingBox(_ i: Int32) -> BoundingBox {
         let s = shapeSlots[Int(i)]
-        return s.isPolygon ? polygonShapes[Int(s.slot)].boundingBox : circleShapes[Int(s.slot)].boundingBox
+        return s.isPolygon ? polygonShapes[Int(s.slot)].boundingBox
+            : Geodesy.boundingBox(around: circleCentres[Int(s.slot)], metres: circleShapes[Int(s.slot)].radius)
+    }
+
+    /// The circle in slot `slot` of `circleShapes`, as it was added.
+    func circle(inSlot slot: Int32) -> CircularGeographicCondition {
+        CircularGeographicCondition(checkedCenter: circleCentres[Int(slot)], radius: circleShapes[Int(slot)].radius)
+    }
+
+    /// What the frame's fix says about the circle in `slot`: from the chord, else the plain haversine.
+    @inline(__always)
+    private func circleReading(_ slot: Int32, _ frame: inout FixFrame) -> Reading {
+        circleShapes[Int(slot)].reading(&frame) ?? CircleShape.exactReading(frame, circle(inSlot: slot))
     }
 
     /// Whether geographic condition `i`'s box meets `query` (`ConditionIndex.meets`): a polygon's box
@@ -211,8 +228,8 @@ struct ConditionCatalog: Sendable {
     func boxMeets(_ i: Int32, _ query: BoundingBox) -> Bool {
         let s = shapeSlots[Int(i)]
         if s.isPolygon { return ConditionIndex.meets(polygonShapes[Int(s.slot)].boundingBox, query) }
-        let circle = circleShapes[Int(s.slot)].condition
-        return ConditionIndex.meets(ConditionIndex.marginBox(around: circle.center, metres: circle.radius), query)
+        return ConditionIndex.meets(ConditionIndex.marginBox(around: circleCentres[Int(s.slot)], metres: circleShapes[Int(s.slot)].radius),
+                                    query)
     }
 
     /// Whether geographic condition `i` is still monitored and its box meets `query`.
@@ -230,10 +247,11 @@ struct ConditionCatalog: Sendable {
                         within: Double) -> (CoverGrid.Relation, Double) {
         let s = shapeSlots[Int(i)]
         if !s.isPolygon {
-            let shape = circleShapes[Int(s.slot)], circle = shape.condition
-            let dc = shape.centreDistance(to: centre, unit: unit.x, unit.y, unit.z)
-            if dc < circle.radius { return (.inside, circle.radius - dc) }
-            if dc > circle.radius { return (.outside, dc - circle.radius) }
+            let shape = circleShapes[Int(s.slot)], r = shape.radius
+            let dc = shape.centreDistance(to: centre, unit: unit.x, unit.y, unit.z, centre: circleCentres[Int(s.slot)])
+            // (Within the distance's error of the radius, the side is not known.)
+            if dc + CircleShape.distanceError < r { return (.inside, r - dc - CircleShape.distanceError) }
+            if dc - CircleShape.distanceError > r { return (.outside, dc - r - CircleShape.distanceError) }
             return (.crossed, 0)
         }
         guard abs(centre.latitude) < 80 else { return (.crossed, 0) }
@@ -300,7 +318,7 @@ struct ConditionCatalog: Sendable {
     func reading(_ i: Int32, _ frame: inout FixFrame) -> Reading {
         let s = shapeSlots[Int(i)]
         if s.isPolygon { return polygonShapes[Int(s.slot)].reading(&frame) }
-        return circleShapes[Int(s.slot)].reading(&frame)
+        return circleReading(s.slot, &frame)
     }
 
     /// `reading(_:_:)`, from the cover grid's entry for `i` in the fix's cell (`cell`, from
@@ -337,14 +355,18 @@ struct ConditionCatalog: Sendable {
     }
 
     /// The great-circle distance from the frame's fix to geographic condition `i`'s boundary, to within
-    /// a micrometre, when it is cheap to know: a circle's; `nil` for a polygon, whose measure costs
-    /// more than the anchor gains by it.
+    /// `cheapDistanceError`, when it is cheap to know: a circle's; `nil` for a polygon, whose measure
+    /// costs more than the anchor gains by it.
     @inline(__always)
     func cheapDistanceToBoundary(_ i: Int32, _ frame: inout FixFrame) -> Double? {
         let s = shapeSlots[Int(i)]
         guard !s.isPolygon else { return nil }
         return circleShapes[Int(s.slot)].distanceToBoundary(&frame)
+            ?? abs(circle(inSlot: s.slot).signedDistance(to: frame.coordinate))
     }
+
+    /// How far `cheapDistanceToBoundary(_:_:)` may be from the true distance, in metres.
+    static let cheapDistanceError = CircleShape.distanceError
 
     /// A lower bound on the distance of every geographic condition that `collectReadings` leaves out for
     /// a fix with margin `m`: its margin, or the cover grid's reach when the grid alone answered.
@@ -382,11 +404,12 @@ struct ConditionCatalog: Sendable {
         var owner = [Int32](repeating: 0, count: circleShapes.count)
         for i in shapeSlots.indices where !shapeSlots[i].isPolygon { owner[Int(shapeSlots[i].slot)] = Int32(i) }
         var order = circleShapes.indices.map { s in
-            UInt64(coverGrid.sortKey(circleShapes[s].condition.center)) << 32 | UInt64(s)
+            UInt64(coverGrid.sortKey(circleCentres[s])) << 32 | UInt64(s)
         }
         CellOrder.sort(&order)
-        let shapes = circleShapes
+        let shapes = circleShapes, centres = circleCentres
         circleShapes = order.map { shapes[Int($0 & 0xFFFF_FFFF)] }
+        circleCentres = order.map { centres[Int($0 & 0xFFFF_FFFF)] }
         for (slot, key) in order.enumerated() {
             shapeSlots[Int(owner[Int(key & 0xFFFF_FFFF)])] = ShapeSlot(isPolygon: false, slot: Int32(slot))
         }
@@ -502,7 +525,7 @@ struct ConditionCatalog: Sendable {
         let c = frame.coordinate
         guard boxMeets(i, BoundingBox(minLatitude: c.latitude, maxLatitude: c.latitude,
                                       minLongitude: c.longitude, maxLongitude: c.longitude)) else { return false }
-        return circleShapes[Int(s.slot)].reading(&frame) == .inside
+        return circleReading(s.slot, &frame) == .inside
     }
 
     /// The heap bytes the catalogue holds, by part (see `MonitoringEngine.conditionStorageBytes`).
@@ -513,7 +536,7 @@ struct ConditionCatalog: Sendable {
             ("identifier lookup", lookup.heapBytes),
             ("geographic conditions", HeapBytes.of(geographic) + HeapBytes.of(geographicRemoved)
                 + HeapBytes.of(geographicStartingOtherwise) + HeapBytes.of(shapeSlots)),
-            ("circle shapes", HeapBytes.of(circleShapes)),
+            ("circle shapes", HeapBytes.of(circleShapes) + HeapBytes.of(circleCentres)),
             ("polygon shapes", HeapBytes.of(polygonShapes) + polygonShapes.reduce(0) { $0 + $1.locator.heapBytes }),
             ("condition index", index.heapBytes),
             ("cover grid", coverGrid.heapBytes),
@@ -558,7 +581,7 @@ struct ConditionCatalog: Sendable {
         case .geographic(let i)?:
             let s = shapeSlots[Int(i)]
             return s.isPolygon ? .polygon(PolygonalGeographicCondition(checked: polygonShapes[Int(s.slot)].locator.polygons))
-                : .circle(circleShapes[Int(s.slot)].condition)
+                : .circle(circle(inSlot: s.slot))
         case .beacon(let i)?: return .beacon(beacons[Int(i)].condition)
         case nil: return nil
         }

@@ -13,7 +13,8 @@ public struct ContainmentQuery: Sendable {
 
     /// Whether the batch query takes points in cell order: only when the conditions' data cannot stay
     /// in cache (more than `cachedBytes` of it) and there is a grid of cells to order by. Circles are
-    /// 64-byte values in one array; a polygon is its edges several times over (raster, lists).
+    /// 20-byte records in one array (their centres, apart, are seldom read); a polygon is its edges
+    /// several times over (raster, lists).
     var ordersBatchesByCell: Bool
 
     /// How many points ahead a batch asks for what a point reads.

@@ -244,25 +244,25 @@ extension DeviceState {
 
     /// The term of candidate `i`, which the frame's fix is on the side of its pair's state (confidently,
     /// or as an unmeasured reading says), at least `known` metres from its boundary: a circle's
-    /// distance is measured exactly, unless
+    /// distance is measured (to within `ConditionCatalog.cheapDistanceError`), unless
     /// `known` reaches the far budget already (the term is then not kept); a polygon's side proves
     /// what is known (λ × the margin, or the cover grid's clearance).
     @inline(__always)
     private static func decidedTerm(_ i: Int32, known: Double, farBudget: Double, catalog: ConditionCatalog,
                                     frame: inout FixFrame) -> Double {
         guard known < farBudget, let distance = catalog.cheapDistanceToBoundary(i, &frame) else { return known }
-        return max(known, distance - 1e-6)
+        return max(known, distance - ConditionCatalog.cheapDistanceError)
     }
 
     /// The term of candidate `i`, whose boundary the frame's fix is within its margin of
-    /// (`FixAnchor.undecidedTerm`): a circle's distance measured exactly, a polygon's between 0 and
+    /// (`FixAnchor.undecidedTerm`): a circle's distance measured, a polygon's between 0 and
     /// the margin.
     @inline(__always)
     private static func undecidedTerm(_ i: Int32, reading: Reading, state: ConditionState, catalog: ConditionCatalog,
                                       frame: inout FixFrame) -> Double? {
         let distance = catalog.cheapDistanceToBoundary(i, &frame)
-        return FixAnchor.undecidedTerm(sign: reading.sign, state: state, low: distance.map { max(0, $0 - 1e-6) } ?? 0,
-                                       high: distance.map { $0 + 1e-6 } ?? frame.margin)
+        return FixAnchor.undecidedTerm(sign: reading.sign, state: state, low: distance.map { max(0, $0 - ConditionCatalog.cheapDistanceError) } ?? 0,
+                                       high: distance.map { $0 + ConditionCatalog.cheapDistanceError } ?? frame.margin)
     }
 
     /// Whether `fix` needs its geometry computed: it is valid, there are geographic conditions, and the
