@@ -492,7 +492,7 @@ import Testing
             found.removeAll()
             query.conditions(containing: p, into: &found)
             var expected: [Int32] = []
-            for i in 0..<Int32(catalog.geographic.count) where !catalog.geographicRemoved[Int(i)] {
+            for i in 0..<Int32(catalog.geographic.count) where !catalog.geographic[Int(i)].isRemoved {
                 var frame = FixFrame(p, margin: 0)
                 if catalog.reading(i, &frame) == .inside { expected.append(i) }
             }

@@ -23,11 +23,40 @@ struct ConditionCatalog: Sendable {
     // array's subscript copies a whole entry to read one field, and with a string in it that copy
     // was a retain and a release through a value witness, some 100 instructions per event.
 
-    /// A geographic condition's starting state; its identifier is in `geographicIdentifiers`, its
-    /// geometry in its shape (`circleShapes`, or `polygonShapes`, whose locators also give back the
-    /// polygons themselves).
+    /// A geographic condition in four bytes: where its shape is (its slot in `circleShapes`, or in
+    /// `polygonShapes`, whose locators also give back the polygons themselves), whether it was
+    /// removed, and its starting state. Its identifier is in `geographicIdentifiers`. (Three arrays
+    /// took six bytes a condition; evaluation reads the slot and the removed flag of a candidate
+    /// together, from one load.)
     struct Geographic {
-        var initialState: ConditionState
+        private var bits: UInt32
+
+        /// Slots below this fit; the catalogue holds at most `CoverGrid.EntryCode.largestCatalogue`
+        /// geographic conditions' worth of them and more (the index answers past the grid's limit).
+        static let slotLimit: Int32 = 1 << 27
+        private static let polygonBit: UInt32 = 1 << 27, removedBit: UInt32 = 1 << 28, stateShift: UInt32 = 29
+
+        init(isPolygon: Bool, slot: Int32, initialState: ConditionState) {
+            precondition(slot >= 0 && slot < Self.slotLimit, "too many geographic conditions")
+            let state: UInt32 = switch initialState { case .unknown: 0; case .satisfied: 1; case .unsatisfied: 2 }
+            bits = UInt32(slot) | (isPolygon ? Self.polygonBit : 0) | state << Self.stateShift
+        }
+
+        @inline(__always) var isPolygon: Bool { bits & Self.polygonBit != 0 }
+        @inline(__always) var slot: Int32 { Int32(bits & (Self.polygonBit - 1)) }
+        @inline(__always) var isRemoved: Bool { bits & Self.removedBit != 0 }
+        var initialState: ConditionState {
+            switch bits >> Self.stateShift { case 0: .unknown; case 1: .satisfied; default: .unsatisfied }
+        }
+
+        mutating func markRemoved() { bits |= Self.removedBit }
+
+        /// The same condition with its circle moved to `slot`.
+        func movingCircle(to slot: Int32) -> Geographic {
+            var moved = self
+            moved.bits = bits & ~(Self.polygonBit - 1) | UInt32(slot)
+            return moved
+        }
     }
 
     /// A beacon condition; its identifier is in `beaconIdentifiers`.
@@ -51,7 +80,7 @@ struct ConditionCatalog: Sendable {
     /// The order every condition ever added came in, across the two kinds, as runs: k > 0 for the
     /// next k geographic conditions, k < 0 for the next −k beacon conditions. Each kind's numbers rise
     /// with addition, so the runs say it all: a catalogue added kind by kind takes a few entries, not
-    /// 4 bytes a condition. Removed ones stay, flagged in `geographicRemoved` and `beaconRemoved`.
+    /// 4 bytes a condition. Removed ones stay, flagged in `geographic` and `beaconRemoved`.
     private var additionRuns: [Int32] = []
     /// Finds the beacon conditions a sighting matches; rebuilt by `prepareIndex()` after changes.
     private(set) var beaconMatcher = BeaconMatcher()
@@ -59,8 +88,6 @@ struct ConditionCatalog: Sendable {
     private(set) var index = ConditionIndex()
 
     // What evaluation reads, in flat arrays of plain values (no reference counting on the hot path).
-    /// Per geographic condition: whether it is a polygon, and its slot in `circleShapes` or `polygonShapes`.
-    private(set) var shapeSlots: [ShapeSlot] = []
     private(set) var circleShapes: [CircleShape] = []
     /// Per circle slot, the exact centre, which evaluation reads only for readings and distances the
     /// chord cannot settle (`CircleShape`), and for boxes on the condition index's path.
@@ -74,8 +101,6 @@ struct ConditionCatalog: Sendable {
     /// Beacon conditions whose starting state is not unsatisfied, ascending: the only ones a first
     /// exit timer must visit.
     private(set) var beaconStartingOtherwise: [Int32] = []
-    /// Whether each geographic condition was removed (a plain array, read per candidate).
-    private(set) var geographicRemoved: [Bool] = []
     /// Whether any geographic condition was removed: while none was, candidates skip the check
     /// above, a load from anywhere in an array as long as the conditions.
     private(set) var hasRemovedGeographic = false
@@ -86,17 +111,6 @@ struct ConditionCatalog: Sendable {
     /// is its edges several times over (raster, lists).
     private(set) var polygonBytes = 0
 
-    /// A geographic condition's slot in `circleShapes` or (complemented, so negative) in
-    /// `polygonShapes`: four bytes.
-    struct ShapeSlot {
-        private let code: Int32
-
-        init(isPolygon: Bool, slot: Int32) { code = isPolygon ? ~slot : slot }
-
-        var isPolygon: Bool { code < 0 }
-        var slot: Int32 { code < 0 ? ~code : code }
-    }
-
     /// - Parameter polygonShape: the polygon's evaluation data when the caller built it already
     ///   (`PolygonShape(polygon.polygons)`; `addAll` builds many in parallel).
     mutating func add(_ condition: Condition, identifier: String, initialState: ConditionState,
@@ -106,16 +120,16 @@ struct ConditionCatalog: Sendable {
         switch condition {
         case .circle(let circle):
             let shape = CircleShape(circle)
-            shapeSlots.append(ShapeSlot(isPolygon: false, slot: Int32(circleShapes.count)))
             circleShapes.append(shape)
             circleCentres.append(circle.center)
-            entry = addGeographic(identifier: identifier, initialState: initialState)
+            entry = addGeographic(identifier: identifier, isPolygon: false, slot: Int32(circleShapes.count - 1),
+                                  initialState: initialState)
         case .polygon(let polygon):
             let shape = polygonShape ?? PolygonShape(polygon.polygons)
-            shapeSlots.append(ShapeSlot(isPolygon: true, slot: Int32(polygonShapes.count)))
             polygonShapes.append(shape)
             polygonBytes += shape.locator.edges.count * MemoryLayout<Double>.size * 3
-            entry = addGeographic(identifier: identifier, initialState: initialState)
+            entry = addGeographic(identifier: identifier, isPolygon: true, slot: Int32(polygonShapes.count - 1),
+                                  initialState: initialState)
         case .beacon(let beacon):
             let i = Int32(beacons.count)
             beacons.append(Beacon(condition: beacon, initialState: initialState, addedAt: addedAt))
@@ -170,24 +184,23 @@ struct ConditionCatalog: Sendable {
         let geographicCount = conditions.count - beaconCount, circles = geographicCount - polygons.count
         geographic.reserveCapacity(geographic.count + geographicCount)
         geographicIdentifiers.reserveCapacity(geographic.count + geographicCount)
-        geographicRemoved.reserveCapacity(geographicRemoved.count + geographicCount)
-        shapeSlots.reserveCapacity(shapeSlots.count + geographicCount)
         circleShapes.reserveCapacity(circleShapes.count + circles)
         circleCentres.reserveCapacity(circleCentres.count + circles)
         polygonShapes.reserveCapacity(polygonShapes.count + polygons.count)
         beacons.reserveCapacity(beacons.count + beaconCount)
         beaconIdentifiers.reserveCapacity(beacons.count + beaconCount)
         beaconRemoved.reserveCapacity(beaconRemoved.count + beaconCount)
+        let geographicNames = geographicIdentifiers, beaconNames = beaconIdentifiers
+        lookup.reserve(conditions.count) { Self.identifier(of: $0, geographicNames, beaconNames) }
         for (i, c) in conditions.enumerated() {
             try add(c.condition, identifier: c.identifier, initialState: c.initialState, addedAt: addedAt, polygonShape: shapes[i])
         }
     }
 
-    private mutating func addGeographic(identifier: String, initialState: ConditionState) -> Entry {
+    private mutating func addGeographic(identifier: String, isPolygon: Bool, slot: Int32, initialState: ConditionState) -> Entry {
         let i = Int32(geographic.count)
-        geographic.append(Geographic(initialState: initialState))
+        geographic.append(Geographic(isPolygon: isPolygon, slot: slot, initialState: initialState))
         geographicIdentifiers.append(identifier)
-        geographicRemoved.append(false)
         index.insert(i)
         if initialState != .unsatisfied { geographicStartingOtherwise.append(i) }
         return .geographic(i)
@@ -205,7 +218,7 @@ struct ConditionCatalog: Sendable {
     func geographicInitialState(_ i: Int32) -> ConditionState { geographic[Int(i)].initialState }
 
     func boundingBox(_ i: Int32) -> BoundingBox {
-        let s = shapeSlots[Int(i)]
+        let s = geographic[Int(i)]
         return s.isPolygon ? polygonShapes[Int(s.slot)].boundingBox
             : Geodesy.boundingBox(around: circleCentres[Int(s.slot)], metres: circleShapes[Int(s.slot)].radius)
     }
@@ -226,7 +239,7 @@ struct ConditionCatalog: Sendable {
     /// (no trigonometry; never smaller than the circle), so that no box need be stored per condition.
     @inline(__always)
     func boxMeets(_ i: Int32, _ query: BoundingBox) -> Bool {
-        let s = shapeSlots[Int(i)]
+        let s = geographic[Int(i)]
         if s.isPolygon { return ConditionIndex.meets(polygonShapes[Int(s.slot)].boundingBox, query) }
         return ConditionIndex.meets(ConditionIndex.marginBox(around: circleCentres[Int(s.slot)], metres: circleShapes[Int(s.slot)].radius),
                                     query)
@@ -235,7 +248,7 @@ struct ConditionCatalog: Sendable {
     /// Whether geographic condition `i` is still monitored and its box meets `query`.
     @inline(__always)
     private func isPresent(_ i: Int32, meeting query: BoundingBox) -> Bool {
-        !geographicRemoved[Int(i)] && boxMeets(i, query)
+        !geographic[Int(i)].isRemoved && boxMeets(i, query)
     }
 
     /// Which side of geographic condition `i`'s boundary a cover-grid cell's centre is on, and a lower
@@ -245,7 +258,7 @@ struct ConditionCatalog: Sendable {
     ///   - centre: the cell's centre, and the same as a unit vector.
     func centreRelation(_ i: Int32, centre: Coordinate, unit: (x: Double, y: Double, z: Double),
                         within: Double) -> (CoverGrid.Relation, Double) {
-        let s = shapeSlots[Int(i)]
+        let s = geographic[Int(i)]
         if !s.isPolygon {
             let shape = circleShapes[Int(s.slot)], r = shape.radius
             let dc = shape.centreDistance(to: centre, unit: unit.x, unit.y, unit.z, centre: circleCentres[Int(s.slot)])
@@ -281,7 +294,7 @@ struct ConditionCatalog: Sendable {
     /// row by row (`relation(_:centre:edges:halfDiagonal:)`): few enough edges that the nearest is
     /// found among all of them, and clear of the antimeridian, which that frame does not wrap.
     func rowFrameShape(_ i: Int32) -> PolygonShape? {
-        let s = shapeSlots[Int(i)]
+        let s = geographic[Int(i)]
         guard s.isPolygon else { return nil }
         let shape = polygonShapes[Int(s.slot)]
         guard shape.locator.edges.count <= 4 * PolygonLocator.fewEdges,
@@ -297,7 +310,7 @@ struct ConditionCatalog: Sendable {
     @inline(__always)
     func askForShapes<Conditions: Sequence<Int32>>(of conditions: Conditions, at c: Coordinate) {
         for i in conditions {
-            let s = shapeSlots[Int(i)]
+            let s = geographic[Int(i)]
             if s.isPolygon {
                 let object = Unmanaged.passUnretained(polygonShapes[Int(s.slot)].locator).toOpaque()
                 perimeter_prefetch(object)
@@ -308,7 +321,7 @@ struct ConditionCatalog: Sendable {
             }
         }
         for i in conditions {
-            let s = shapeSlots[Int(i)]
+            let s = geographic[Int(i)]
             if s.isPolygon { polygonShapes[Int(s.slot)].locator.prefetch(c.longitude, c.latitude) }
         }
     }
@@ -316,7 +329,7 @@ struct ConditionCatalog: Sendable {
     /// What the frame's fix says about geographic condition `i` (`Reading`).
     @inline(__always)
     func reading(_ i: Int32, _ frame: inout FixFrame) -> Reading {
-        let s = shapeSlots[Int(i)]
+        let s = geographic[Int(i)]
         if s.isPolygon { return polygonShapes[Int(s.slot)].reading(&frame) }
         return circleReading(s.slot, &frame)
     }
@@ -359,7 +372,7 @@ struct ConditionCatalog: Sendable {
     /// costs more than the anchor gains by it.
     @inline(__always)
     func cheapDistanceToBoundary(_ i: Int32, _ frame: inout FixFrame) -> Double? {
-        let s = shapeSlots[Int(i)]
+        let s = geographic[Int(i)]
         guard !s.isPolygon else { return nil }
         return circleShapes[Int(s.slot)].distanceToBoundary(&frame)
             ?? abs(circle(inSlot: s.slot).signedDistance(to: frame.coordinate))
@@ -385,7 +398,7 @@ struct ConditionCatalog: Sendable {
             beaconMatcherIsStale = false
         }
         if index.needsRebuild || (force && index.hasUnindexed) {
-            index.rebuild((0..<Int32(geographic.count)).compactMap { geographicRemoved[Int($0)] ? nil : ($0, boundingBox($0)) })
+            index.rebuild((0..<Int32(geographic.count)).compactMap { geographic[Int($0)].isRemoved ? nil : ($0, boundingBox($0)) })
         }
         let pending = geographic.count - Int(coverGrid.builtThrough)
         if (pending > 32 && pending * 256 > geographic.count) || (force && pending > 0) {
@@ -402,7 +415,7 @@ struct ConditionCatalog: Sendable {
     private mutating func arrangeCirclesByPlace() {
         guard coverGrid.hasCells, circleShapes.count > 1 else { return }
         var owner = [Int32](repeating: 0, count: circleShapes.count)
-        for i in shapeSlots.indices where !shapeSlots[i].isPolygon { owner[Int(shapeSlots[i].slot)] = Int32(i) }
+        for i in geographic.indices where !geographic[i].isPolygon { owner[Int(geographic[i].slot)] = Int32(i) }
         var order = circleShapes.indices.map { s in
             UInt64(coverGrid.sortKey(circleCentres[s])) << 32 | UInt64(s)
         }
@@ -411,7 +424,8 @@ struct ConditionCatalog: Sendable {
         circleShapes = order.map { shapes[Int($0 & 0xFFFF_FFFF)] }
         circleCentres = order.map { centres[Int($0 & 0xFFFF_FFFF)] }
         for (slot, key) in order.enumerated() {
-            shapeSlots[Int(owner[Int(key & 0xFFFF_FFFF)])] = ShapeSlot(isPolygon: false, slot: Int32(slot))
+            let i = Int(owner[Int(key & 0xFFFF_FFFF)])
+            geographic[i] = geographic[i].movingCircle(to: Int32(slot))
         }
     }
 
@@ -435,7 +449,7 @@ struct ConditionCatalog: Sendable {
             }
             for k in range {
                 let e = coverGrid.entry(k)
-                guard !hasRemovedGeographic || !geographicRemoved[Int(e.condition)] else { continue }
+                guard !hasRemovedGeographic || !geographic[Int(e.condition)].isRemoved else { continue }
                 var clearance = 0.0
                 let reading = self.reading(e, &frame, need: need, sideNeed: sideNeed, offset: offset, clearance: &clearance)
                 candidates.append(e.condition)
@@ -479,7 +493,7 @@ struct ConditionCatalog: Sendable {
             for k in range {
                 let e = coverGrid.entry(k)
                 let decided = e.decides(need)
-                guard !(decided && !e.isInside) && (!hasRemovedGeographic || !geographicRemoved[Int(e.condition)]) else { continue }
+                guard !(decided && !e.isInside) && (!hasRemovedGeographic || !geographic[Int(e.condition)].isRemoved) else { continue }
                 if decided || covers(e.condition, &frame) { result.append(e.condition) }
             }
             let built = coverGrid.builtThrough, count = Int32(geographic.count)
@@ -503,8 +517,8 @@ struct ConditionCatalog: Sendable {
         guard geographic.count <= Self.fewPolygonCount, !coverGrid.isEmpty, coverGrid.builtThrough == Int32(geographic.count),
               coverGrid.holdsNoEntries || coverGrid.excluded.isEmpty else { return nil }
         var indices: [Int32] = [], shapes: [PolygonShape] = []
-        for i in 0..<Int32(geographic.count) where !geographicRemoved[Int(i)] {
-            let s = shapeSlots[Int(i)]
+        for i in 0..<Int32(geographic.count) where !geographic[Int(i)].isRemoved {
+            let s = geographic[Int(i)]
             guard s.isPolygon else { return nil }
             indices.append(i)
             shapes.append(polygonShapes[Int(s.slot)])
@@ -519,8 +533,8 @@ struct ConditionCatalog: Sendable {
     /// (A polygon checks its own box first; a circle is checked by box before its exact test.)
     @inline(__always)
     private func covers(_ i: Int32, _ frame: inout FixFrame) -> Bool {
-        guard !geographicRemoved[Int(i)] else { return false }
-        let s = shapeSlots[Int(i)]
+        guard !geographic[Int(i)].isRemoved else { return false }
+        let s = geographic[Int(i)]
         if s.isPolygon { return polygonShapes[Int(s.slot)].covers(frame.coordinate) }
         let c = frame.coordinate
         guard boxMeets(i, BoundingBox(minLatitude: c.latitude, maxLatitude: c.latitude,
@@ -534,8 +548,7 @@ struct ConditionCatalog: Sendable {
             ("identifiers", HeapBytes.of(additionRuns) + HeapBytes.of(geographicIdentifiers) + HeapBytes.of(beaconIdentifiers)
                 + (geographicIdentifiers + beaconIdentifiers).reduce(0) { $0 + HeapBytes.of($1) }),
             ("identifier lookup", lookup.heapBytes),
-            ("geographic conditions", HeapBytes.of(geographic) + HeapBytes.of(geographicRemoved)
-                + HeapBytes.of(geographicStartingOtherwise) + HeapBytes.of(shapeSlots)),
+            ("geographic conditions", HeapBytes.of(geographic) + HeapBytes.of(geographicStartingOtherwise)),
             ("circle shapes", HeapBytes.of(circleShapes) + HeapBytes.of(circleCentres)),
             ("polygon shapes", HeapBytes.of(polygonShapes) + polygonShapes.reduce(0) { $0 + $1.locator.heapBytes }),
             ("condition index", index.heapBytes),
@@ -551,7 +564,7 @@ struct ConditionCatalog: Sendable {
         var result: [String] = [], g = 0, b = 0
         for run in additionRuns {
             if run > 0 {
-                for i in g..<(g + Int(run)) where !geographicRemoved[i] { result.append(geographicIdentifiers[i]) }
+                for i in g..<(g + Int(run)) where !geographic[i].isRemoved { result.append(geographicIdentifiers[i]) }
                 g += Int(run)
             } else {
                 for i in b..<(b - Int(run)) where !beaconRemoved[i] { result.append(beaconIdentifiers[i]) }
@@ -563,11 +576,13 @@ struct ConditionCatalog: Sendable {
 
     @discardableResult
     mutating func remove(_ identifier: String) -> Bool {
-        let geographic = geographicIdentifiers, beacons = beaconIdentifiers
-        guard let entry = lookup.remove(identifier, identifierOf: { Self.identifier(of: $0, geographic, beacons) }) else { return false }
+        let geographicNames = geographicIdentifiers, beaconNames = beaconIdentifiers
+        guard let entry = lookup.remove(identifier, identifierOf: { Self.identifier(of: $0, geographicNames, beaconNames) }) else {
+            return false
+        }
         switch entry {
         case .geographic(let i):
-            geographicRemoved[Int(i)] = true
+            geographic[Int(i)].markRemoved()
             hasRemovedGeographic = true
         case .beacon(let i):
             beaconRemoved[Int(i)] = true
@@ -579,7 +594,7 @@ struct ConditionCatalog: Sendable {
     func condition(_ identifier: String) -> Condition? {
         switch entry(identifier) {
         case .geographic(let i)?:
-            let s = shapeSlots[Int(i)]
+            let s = geographic[Int(i)]
             return s.isPolygon ? .polygon(PolygonalGeographicCondition(checked: polygonShapes[Int(s.slot)].locator.polygons))
                 : .circle(circle(inSlot: s.slot))
         case .beacon(let i)?: return .beacon(beacons[Int(i)].condition)

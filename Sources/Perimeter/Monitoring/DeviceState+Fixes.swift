@@ -71,7 +71,7 @@ extension DeviceState {
         while k >= 0 {
             let i = geographicEntries[k].condition
             if !scratch.candidates.contains(i) {
-                if catalog.geographicRemoved[Int(i)] {
+                if catalog.geographic[Int(i)].isRemoved {
                     geographicEntries.swapAt(k, geographicEntries.count - 1)
                     geographicEntries.removeLast()
                 } else {
@@ -94,7 +94,7 @@ extension DeviceState {
             while k < others.count && others[k] < run.end {
                 let i = others[k]
                 k += 1
-                guard !catalog.geographicRemoved[Int(i)], !isDetached(i) else { continue }
+                guard !catalog.geographic[Int(i)].isRemoved, !isDetached(i) else { continue }
                 scratch.changes.append((i, .unsatisfied))
             }
             geographicSettled = run.end
@@ -113,7 +113,7 @@ extension DeviceState {
                 while k < others.count {
                     let i = others[k]
                     k += 1
-                    guard scratch.candidateMarks[Int(i)] != stamp, !catalog.geographicRemoved[Int(i)] else { continue }
+                    guard scratch.candidateMarks[Int(i)] != stamp, !catalog.geographic[Int(i)].isRemoved else { continue }
                     var pair = GeographicPairState(state: catalog.geographicInitialState(i))
                     if let state = pair.observe(.outside, at: fix.time, confirmation: confirmation) {
                         scratch.changes.append((i, state))
@@ -195,7 +195,7 @@ extension DeviceState {
                 continue
             }
             // (A removed condition changes nothing any more: its term goes.)
-            if catalog.geographicRemoved[Int(i)] {
+            if catalog.geographic[Int(i)].isRemoved {
                 anchorTerms.swapAt(t, anchorTerms.count - 1)
                 anchorTerms.removeLast()
                 continue
