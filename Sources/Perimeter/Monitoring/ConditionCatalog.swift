@@ -536,9 +536,8 @@ struct ConditionCatalog: Sendable {
         guard !geographic[Int(i)].isRemoved else { return false }
         let s = geographic[Int(i)]
         if s.isPolygon { return polygonShapes[Int(s.slot)].covers(frame.coordinate) }
-        let c = frame.coordinate
-        guard boxMeets(i, BoundingBox(minLatitude: c.latitude, maxLatitude: c.latitude,
-                                      minLongitude: c.longitude, maxLongitude: c.longitude)) else { return false }
+        guard ConditionIndex.marginBox(around: circleCentres[Int(s.slot)], metres: circleShapes[Int(s.slot)].radius,
+                                       holds: frame.coordinate) else { return false }
         return circleReading(s.slot, &frame) == .inside
     }
 

@@ -220,5 +220,22 @@ struct ConditionIndex: Sendable {
                            minLongitude: c.longitude - dLon, maxLongitude: c.longitude + dLon)
     }
 
+    /// Whether `marginBox(around: c, metres:)` meets the point `p`, as `meets` would find it, without
+    /// building the box (the stateless query's check of a circle before its test, per candidate).
+    @inline(__always)
+    static func marginBox(around c: Coordinate, metres: Double, holds p: Coordinate) -> Bool {
+        let dLat = metres * (1 + 1e-9) / Geodesy.metresPerDegree + 1e-9
+        guard abs(p.latitude - c.latitude) <= dLat else { return false }
+        let highest = abs(c.latitude) + dLat
+        guard highest < 89 else {
+            return meets(marginBox(around: c, metres: metres),
+                         BoundingBox(minLatitude: p.latitude, maxLatitude: p.latitude, minLongitude: p.longitude, maxLongitude: p.longitude))
+        }
+        let dLon = dLat * secant[Int(highest)] * 1.001
+        // (The box one turn round either way: the shorter way between the longitudes.)
+        let apart = abs(p.longitude - c.longitude)
+        return min(apart, 360 - apart) <= dLon
+    }
+
     private static let secant: [Double] = (0..<90).map { 1 / cos(Double($0 + 1) * .pi / 180) }
 }
