@@ -5,10 +5,13 @@ import Foundation
 /// Why a condition could not be added.
 public enum ConditionCatalogError: Error, Sendable, Hashable, CustomStringConvertible {
     case duplicateIdentifier(String)
+    /// The catalogue holds as many circles, or as many polygons, as it can number (2²⁷ of each).
+    case tooManyConditions(limit: Int)
 
     public var description: String {
         switch self {
         case .duplicateIdentifier(let id): "a condition with identifier \"\(id)\" is already monitored"
+        case .tooManyConditions(let limit): "at most \(limit) circles and \(limit) polygons can be monitored at once"
         }
     }
 }
@@ -31,8 +34,7 @@ struct ConditionCatalog: Sendable {
     struct Geographic {
         private var bits: UInt32
 
-        /// Slots below this fit; the catalogue holds at most `CoverGrid.EntryCode.largestCatalogue`
-        /// geographic conditions' worth of them and more (the index answers past the grid's limit).
+        /// Slots below this fit: 134M circles and as many polygons (`add` refuses more).
         static let slotLimit: Int32 = 1 << 27
         private static let polygonBit: UInt32 = 1 << 27, removedBit: UInt32 = 1 << 28, stateShift: UInt32 = 29
 
@@ -119,12 +121,14 @@ struct ConditionCatalog: Sendable {
         let entry: Entry
         switch condition {
         case .circle(let circle):
+            guard circleShapes.count < Geographic.slotLimit else { throw .tooManyConditions(limit: Int(Geographic.slotLimit)) }
             let shape = CircleShape(circle)
             circleShapes.append(shape)
             circleCentres.append(circle.center)
             entry = addGeographic(identifier: identifier, isPolygon: false, slot: Int32(circleShapes.count - 1),
                                   initialState: initialState)
         case .polygon(let polygon):
+            guard polygonShapes.count < Geographic.slotLimit else { throw .tooManyConditions(limit: Int(Geographic.slotLimit)) }
             let shape = polygonShape ?? PolygonShape(polygon.polygons)
             polygonShapes.append(shape)
             polygonBytes += shape.locator.edges.count * MemoryLayout<Double>.size * 3

@@ -228,8 +228,8 @@ struct ConditionIndex: Sendable {
         guard abs(p.latitude - c.latitude) <= dLat else { return false }
         let highest = abs(c.latitude) + dLat
         guard highest < 89 else {
-            return meets(marginBox(around: c, metres: metres),
-                         BoundingBox(minLatitude: p.latitude, maxLatitude: p.latitude, minLongitude: p.longitude, maxLongitude: p.longitude))
+            let point = BoundingBox(minLatitude: p.latitude, maxLatitude: p.latitude, minLongitude: p.longitude, maxLongitude: p.longitude)
+            return meets(marginBox(around: c, metres: metres), point)
         }
         let dLon = dLat * secant[Int(highest)] * 1.001
         // (The box one turn round either way: the shorter way between the longitudes.)

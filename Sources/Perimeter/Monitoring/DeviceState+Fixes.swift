@@ -261,8 +261,9 @@ extension DeviceState {
     private static func undecidedTerm(_ i: Int32, reading: Reading, state: ConditionState, catalog: ConditionCatalog,
                                       frame: inout FixFrame) -> Double? {
         let distance = catalog.cheapDistanceToBoundary(i, &frame)
-        return FixAnchor.undecidedTerm(sign: reading.sign, state: state, low: distance.map { max(0, $0 - ConditionCatalog.cheapDistanceError) } ?? 0,
-                                       high: distance.map { $0 + ConditionCatalog.cheapDistanceError } ?? frame.margin)
+        let error = ConditionCatalog.cheapDistanceError
+        return FixAnchor.undecidedTerm(sign: reading.sign, state: state, low: distance.map { max(0, $0 - error) } ?? 0,
+                                       high: distance.map { $0 + error } ?? frame.margin)
     }
 
     /// Whether `fix` needs its geometry computed: it is valid, there are geographic conditions, and the
