@@ -5,13 +5,14 @@ import Foundation
 /// Why a condition could not be added.
 public enum ConditionCatalogError: Error, Sendable, Hashable, CustomStringConvertible {
     case duplicateIdentifier(String)
-    /// The catalogue holds as many circles, or as many polygons, as it can number (2²⁷ of each).
+    /// The catalogue has numbered as many circles, or as many polygons, as it can (2²⁷ of each,
+    /// removed ones included: a removed condition keeps its number).
     case tooManyConditions(limit: Int)
 
     public var description: String {
         switch self {
         case .duplicateIdentifier(let id): "a condition with identifier \"\(id)\" is already monitored"
-        case .tooManyConditions(let limit): "at most \(limit) circles and \(limit) polygons can be monitored at once"
+        case .tooManyConditions(let limit): "at most \(limit) circles and \(limit) polygons can be added to one engine (removed ones count)"
         }
     }
 }

@@ -220,8 +220,10 @@ struct ConditionIndex: Sendable {
                            minLongitude: c.longitude - dLon, maxLongitude: c.longitude + dLon)
     }
 
-    /// Whether `marginBox(around: c, metres:)` meets the point `p`, as `meets` would find it, without
-    /// building the box (the stateless query's check of a circle before its test, per candidate).
+    /// Whether `marginBox(around: c, metres:)` meets the point `p`, as `meets` would find it (up to
+    /// the last bit at the box's edges, which lie well outside the `metres`: both hold every point
+    /// within them), without building the box — the stateless query's check of a circle before its
+    /// test, per candidate.
     @inline(__always)
     static func marginBox(around c: Coordinate, metres: Double, holds p: Coordinate) -> Bool {
         let dLat = metres * (1 + 1e-9) / Geodesy.metresPerDegree + 1e-9

@@ -79,10 +79,12 @@ struct IdentifierTable: Sendable {
         slots[s] = code + 1
     }
 
-    /// The slot an identifier's probe starts at: its hash scaled to the slot count (the high half of
-    /// the product), which any count allows.
+    /// The slot an identifier's probe starts at: its hash spread over 64 bits (a Fibonacci multiply,
+    /// so that a 32-bit platform's hash reaches the high bits too) and scaled to the slot count (the
+    /// high half of the product), which any count allows.
     private func home(_ identifier: String) -> Int {
-        Int(UInt64(UInt(bitPattern: identifier.hashValue)).multipliedFullWidth(by: UInt64(slots.count)).high)
+        let spread = UInt64(truncatingIfNeeded: identifier.hashValue) &* 0x9E37_79B9_7F4A_7C15
+        return Int(spread.multipliedFullWidth(by: UInt64(slots.count)).high)
     }
 
     @inline(__always)
