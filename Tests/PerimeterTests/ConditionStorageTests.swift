@@ -105,6 +105,26 @@ import Testing
         }
     }
 
+    /// A catalogue whose grid would outgrow its entry budget gets coarser cells instead: it lists
+    /// no more entries than the budget, and not far fewer (the cell size is searched in 5 % steps;
+    /// the estimate counts a box per circle, some 15 % more than its entries).
+    @Test(arguments: [40_000, 120_000, 400_000])
+    func coverGridKeepsToItsBudget(budget: Int) throws {
+        var rng = SplitMix64(seed: 45)
+        var engine = MonitoringEngine()
+        try engine.add(contentsOf: (0..<20_000).map { k in
+            (try .circle(48.85 + .random(in: -0.2...0.2, using: &rng), 2.35 + .random(in: -0.3...0.3, using: &rng),
+                         radius: .random(in: 50...500, using: &rng)), "circle-\(k)", nil)
+        })
+        engine.prepare()
+        let unbudgeted = engine.catalog.coverGrid.entryCount
+        let grid = CoverGrid(shapes: engine.catalog, entryBudget: budget)
+        #expect(unbudgeted > 400_000)  // (so that every budget here binds)
+        #expect(grid.entryCount <= budget)
+        #expect(Double(grid.entryCount) >= 0.7 * Double(budget), "\(grid.entryCount) entries for a budget of \(budget)")
+        #expect(grid.rows * grid.columns < engine.catalog.coverGrid.rows * engine.catalog.coverGrid.columns)
+    }
+
     /// 20,000 circles take under 80 bytes each besides the cover grid (whose size is set by its
     /// entry budget, not per condition), the lookup table added at once at most 3/4 full and no
     /// more, and lookups still find every one after removals (which move entries back across the

@@ -136,11 +136,16 @@ struct CoverGrid: Sendable, Equatable {
     /// Whether no cell lists any condition (every condition is in `excluded` or added since).
     var holdsNoEntries: Bool { entries.isEmpty }
 
+    /// How many entries the cells list in all.
+    var entryCount: Int { entries.count }
+
     /// An empty grid (nothing built yet).
     init() {}
 
-    /// - Parameter threads: threads that classify the cells (runs of conditions each).
-    init(shapes catalog: ConditionCatalog, reach: Double = 100, threads: Int = 1) {
+    /// - Parameters:
+    ///   - threads: threads that classify the cells (runs of conditions each).
+    ///   - entryBudget: at most about this many entries, as the estimate counts them.
+    init(shapes catalog: ConditionCatalog, reach: Double = 100, threads: Int = 1, entryBudget: Int = maximumEntries) {
         self.reach = reach
         let count = catalog.geographic.count
         builtThrough = Int32(count)
@@ -177,7 +182,7 @@ struct CoverGrid: Sendable, Equatable {
             }
             return sum * Double(step)
         }
-        while estimatedEntries(cellMetres) > Double(Self.maximumEntries) { cellMetres *= 1.05 }
+        while estimatedEntries(cellMetres) > Double(entryBudget) { cellMetres *= 1.05 }
         (rows, columns) = dims(cellMetres)
         minLatitude = area.minLatitude
         minLongitude = area.minLongitude
