@@ -89,8 +89,7 @@ struct CircleShape: Sendable {
     /// within `distanceError`.
     @inline(__always)
     func centreDistance(to c: Coordinate, unit ux: Double, _ uy: Double, _ uz: Double, centre: Coordinate) -> Double {
-        let dx = ux - Double(x) / Self.scale, dy = uy - Double(y) / Self.scale, dz = uz - Double(z) / Self.scale
-        let chord = (dx * dx + dy * dy + dz * dz).squareRoot()
+        let chord = chordSquared(toUnit: ux, uy, uz).squareRoot()
         guard chord < 1.9 else { return Geodesy.distance(centre, c) }
         return 2 * Geodesy.meanEarthRadius * asin(chord / 2)
     }
@@ -98,8 +97,14 @@ struct CircleShape: Sendable {
     @inline(__always)
     private func chordSquared(_ frame: inout FixFrame) -> Double {
         frame.prepareUnitVector()
+        return chordSquared(toUnit: frame.x, frame.y, frame.z)
+    }
+
+    /// The squared chord from the centre (as stored) to the point whose unit vector is (ux, uy, uz).
+    @inline(__always)
+    private func chordSquared(toUnit ux: Double, _ uy: Double, _ uz: Double) -> Double {
         let k = 1 / Self.scale
-        let dx = frame.x - Double(x) * k, dy = frame.y - Double(y) * k, dz = frame.z - Double(z) * k
+        let dx = ux - Double(x) * k, dy = uy - Double(y) * k, dz = uz - Double(z) * k
         return dx * dx + dy * dy + dz * dz
     }
 

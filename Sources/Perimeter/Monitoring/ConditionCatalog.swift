@@ -54,12 +54,8 @@ struct ConditionCatalog: Sendable {
 
         mutating func markRemoved() { bits |= Self.removedBit }
 
-        /// The same condition with its circle moved to `slot`.
-        func movingCircle(to slot: Int32) -> Geographic {
-            var moved = self
-            moved.bits = bits & ~(Self.polygonBit - 1) | UInt32(slot)
-            return moved
-        }
+        /// Moves its circle to `slot` (flags and state kept).
+        mutating func moveCircle(to slot: Int32) { bits = bits & ~(Self.polygonBit - 1) | UInt32(slot) }
     }
 
     /// A beacon condition; its identifier is in `beaconIdentifiers`.
@@ -429,8 +425,7 @@ struct ConditionCatalog: Sendable {
         circleShapes = order.map { shapes[Int($0 & 0xFFFF_FFFF)] }
         circleCentres = order.map { centres[Int($0 & 0xFFFF_FFFF)] }
         for (slot, key) in order.enumerated() {
-            let i = Int(owner[Int(key & 0xFFFF_FFFF)])
-            geographic[i] = geographic[i].movingCircle(to: Int32(slot))
+            geographic[Int(owner[Int(key & 0xFFFF_FFFF)])].moveCircle(to: Int32(slot))
         }
     }
 
@@ -522,10 +517,9 @@ struct ConditionCatalog: Sendable {
         guard geographic.count <= Self.fewPolygonCount, !coverGrid.isEmpty, coverGrid.builtThrough == Int32(geographic.count),
               coverGrid.holdsNoEntries || coverGrid.excluded.isEmpty else { return nil }
         var indices: [Int32] = [], shapes: [PolygonShape] = []
-        for i in 0..<Int32(geographic.count) where !geographic[Int(i)].isRemoved {
-            let s = geographic[Int(i)]
+        for (i, s) in geographic.enumerated() where !s.isRemoved {
             guard s.isPolygon else { return nil }
-            indices.append(i)
+            indices.append(Int32(i))
             shapes.append(polygonShapes[Int(s.slot)])
         }
         return (indices, shapes)
@@ -538,8 +532,8 @@ struct ConditionCatalog: Sendable {
     /// (A polygon checks its own box first; a circle is checked by box before its exact test.)
     @inline(__always)
     private func covers(_ i: Int32, _ frame: inout FixFrame) -> Bool {
-        guard !geographic[Int(i)].isRemoved else { return false }
         let s = geographic[Int(i)]
+        guard !s.isRemoved else { return false }
         if s.isPolygon { return polygonShapes[Int(s.slot)].covers(frame.coordinate) }
         guard ConditionIndex.marginBox(around: circleCentres[Int(s.slot)], metres: circleShapes[Int(s.slot)].radius,
                                        holds: frame.coordinate) else { return false }
