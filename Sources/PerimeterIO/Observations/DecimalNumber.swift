@@ -23,14 +23,106 @@ enum DecimalNumber {
     /// ones take their first 19 significant digits again (`significantDigits`) and note the rest.
     @inline(__always)
     static func parse(_ n: UnsafeBufferPointer<UInt8>) -> Double? {
-        guard let (value, end) = parse(n, from: 0), end == n.count else { return nil }
+        guard let (value, end) = parse(n, from: 0, readable: n.count), end == n.count else { return nil }
         return value
     }
 
     /// The JSON number that starts at `start` in `n` and its end: it ends at the first byte its
     /// grammar cannot continue with, which the caller checks is a delimiter. `nil` if no number
     /// starts there, or one breaks off (`1.`, `2e`), or its value is not finite.
+    ///
+    /// - Parameter readable: how many bytes from `n`'s start may be loaded (at least `n.count`): the
+    ///   block a line lies in, so that a number near the line's end can still be read a word at a
+    ///   time (`parseShort`). Bytes past `n.count` are loaded but never change the answer.
     @inline(__always)
+    static func parse(_ n: UnsafeBufferPointer<UInt8>, from start: Int, readable: Int) -> (value: Double, end: Int)? {
+        if let short = parseShort(n, from: start, readable: readable) { return short }
+        return parse(n, from: start)
+    }
+
+    /// Bytes `parseShort` reads past a number's sign: the integer's word, the point, the fraction's
+    /// two words and the byte after them.
+    static let shortReach = 8 + 1 + 16 + 1
+
+    /// The commonest numbers of a recording — `-?[0-9]{1,7}(\.[0-9]{1,16})?`, not followed by an
+    /// exponent, at most 19 digits — in a few word operations: one load for the integer's digits, two
+    /// for the fraction's, each run converted at once (`swar`), then `exact`. (Clinger's fast path, one
+    /// division where the significand fits 53 bits, measured no faster: whether it fits is a coin
+    /// toss for 16- and 17-digit coordinates, and the branch mispredicts.) `nil` for anything
+    /// else — including what the grammar refuses — which `parse(_:from:)` then reads; it answers
+    /// exactly as that would where it answers (a test compares them, and both with `strtod`).
+    @inline(__always)
+    static func parseShort(_ n: UnsafeBufferPointer<UInt8>, from start: Int, readable: Int) -> (value: Double, end: Int)? {
+        guard let base = n.baseAddress, start < n.count else { return nil }
+        var i = start
+        let negative = base[i] == UInt8(ascii: "-")
+        if negative { i += 1 }
+        guard i + shortReach <= readable else { return nil }
+        let integerWord = loadWord(base + i)
+        // (Digits past the number's buffer do not count: it ends there.)
+        let integerDigits = min(digitCount(integerWord), n.count - i)
+        // Leading zeros ("01") are the full parser's to refuse.
+        guard integerDigits > 0, integerDigits < 8, integerDigits == 1 || base[i] != UInt8(ascii: "0") else { return nil }
+        let integer = swar(integerWord, integerDigits)
+        var j = i + integerDigits
+        guard j < n.count, base[j] == UInt8(ascii: ".") else {
+            if j < n.count, base[j] | 0x20 == UInt8(ascii: "e") { return nil }
+            let value = Double(integer)  // (below 10⁷: exact)
+            return (negative ? -value : value, j)
+        }
+        j += 1
+        let first = loadWord(base + j), second = loadWord(base + j + 8)
+        let firstDigits = digitCount(first)
+        var fractionDigits = min(firstDigits < 8 ? firstDigits : 8 + digitCount(second), n.count - j)
+        // Sixteen digits end the fraction only if no digit follows them.
+        if fractionDigits == 16, j + 16 < n.count, base[j + 16] &- UInt8(ascii: "0") < 10 { fractionDigits = 17 }
+        guard fractionDigits > 0, fractionDigits <= 16, integerDigits + fractionDigits <= 19 else { return nil }
+        let end = j + fractionDigits
+        if end < n.count, base[end] | 0x20 == UInt8(ascii: "e") { return nil }
+        let fraction = fractionDigits <= 8 ? swar(first, fractionDigits)
+            : swar(first, 8) &* runScales[fractionDigits - 8] &+ swar(second, fractionDigits - 8)
+        let significand = integer &* powersOfTen[fractionDigits] &+ fraction
+        if significand == 0 { return (negative ? -0.0 : 0.0, end) }
+        guard let value = exact(significand, -fractionDigits) else { return nil }
+        return (negative ? -value : value, end)
+    }
+
+    /// The eight bytes at `p`, the first the lowest.
+    @inline(__always)
+    static func loadWord(_ p: UnsafePointer<UInt8>) -> UInt64 {
+        UInt64(littleEndian: UnsafeRawPointer(p).loadUnaligned(as: UInt64.self))
+    }
+
+    /// How many of a word's bytes, from the first, are ASCII digits (0 ... 8). A byte `b` is flagged
+    /// when `b + 0x46` or `b − 0x30` has its top bit set, which is exactly when it is not a digit.
+    /// Carries and borrows run only from a byte into the next one up, and digits cause none, so the
+    /// first flagged byte — the only one that counts — is flagged right.
+    @inline(__always)
+    static func digitCount(_ word: UInt64) -> Int {
+        let flagged = ((word &+ 0x4646_4646_4646_4646) | (word &- 0x3030_3030_3030_3030)) & 0x8080_8080_8080_8080
+        return flagged.trailingZeroBitCount &>> 3
+    }
+
+    /// The value of a word's first `count` bytes (1 ... 8), which are digits: moved to the top of the
+    /// word (the zeros below them are leading zeros), then the usual SWAR conversion — pairs, fours,
+    /// the eight.
+    @inline(__always)
+    static func swar(_ word: UInt64, _ count: Int) -> UInt64 {
+        var v = (word & 0x0F0F_0F0F_0F0F_0F0F) &<< UInt64(64 &- 8 &* count)
+        v = (v &* 10 &+ (v &>> 8)) & 0x00FF_00FF_00FF_00FF
+        v = (v &* 100 &+ (v &>> 16)) & 0x0000_FFFF_0000_FFFF
+        return (v &* 10_000 &+ (v &>> 32)) & 0x0000_0000_FFFF_FFFF
+    }
+
+    /// 10^k for k in 0 ... 8.
+    static let runScales: [UInt64] = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000]
+    /// 10^k for k in 0 ... 16.
+    private static let powersOfTen: [UInt64] = [
+        1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000, 1_000_000_000, 10_000_000_000,
+        100_000_000_000, 1_000_000_000_000, 10_000_000_000_000, 100_000_000_000_000, 1_000_000_000_000_000,
+        10_000_000_000_000_000,
+    ]
+    /// `parse(_:from:readable:)` without the short path: the full grammar, any length.
     static func parse(_ n: UnsafeBufferPointer<UInt8>, from start: Int) -> (value: Double, end: Int)? {
         var i = start
         let negative = i < n.count && n[i] == UInt8(ascii: "-")

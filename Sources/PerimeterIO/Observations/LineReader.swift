@@ -52,6 +52,10 @@ struct LineReader: ~Copyable {
     /// The line returned by the last `nextLine()`: valid until the next call of `nextLine()`.
     var line: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: storage + lineStart, count: lineEnd - lineStart) }
 
+    /// How many bytes from the current line's start are read input (the line, its newline and what
+    /// follows it in the buffer): what a decoder may load a word at a time (`DecimalNumber.parse`).
+    var lineReadable: Int { end - lineStart }
+
     /// Advances to the next line; `false` at the end of the input.
     @inline(__always)
     mutating func nextLine() -> Bool {

@@ -104,7 +104,7 @@ public struct ObservationReader: ~Copyable {
         var count = 0
         while count < most && lines.nextLine() {
             let line = lines.line
-            guard let (device, record) = PlainRecordDecoder.decode(line, format: format, columns: columns),
+            guard let (device, record) = PlainRecordDecoder.decode(line, readable: lines.lineReadable, format: format, columns: columns),
                   case .fix(let fix) = record, let number = devices.number(UnsafeBufferPointer(rebasing: line[device])) else {
                 lines.unreadLine()
                 break
@@ -209,7 +209,7 @@ public struct ObservationReader: ~Copyable {
     }
 
     private mutating func decodeJSONLine() -> Result<ObservationRecord, InputError> {
-        if let (device, plain) = PlainRecordDecoder.decode(lines.line), let record = fastRecord(device: device, plain) {
+        if let (device, plain) = PlainRecordDecoder.decode(lines.line, readable: lines.lineReadable), let record = fastRecord(device: device, plain) {
             return .success(record)
         }
         let value: JSONValue
@@ -250,7 +250,7 @@ public struct ObservationReader: ~Copyable {
 
     private mutating func decodeCSVLine() -> Result<ObservationRecord, InputError> {
         guard let header = csvHeader else { preconditionFailure("header read first") }
-        if let columns = csvColumns, let (device, plain) = PlainRecordDecoder.decodeCSV(lines.line, columns: columns),
+        if let columns = csvColumns, let (device, plain) = PlainRecordDecoder.decodeCSV(lines.line, readable: lines.lineReadable, columns: columns),
            let record = fastRecord(device: device, plain) {
             return .success(record)
         }

@@ -66,7 +66,8 @@ final class PlainFixShare: @unchecked Sendable {
             }
             let trimmed = lineEnd > start && base[lineEnd - 1] == UInt8(ascii: "\r") ? lineEnd - 1 : lineEnd
             let line = UnsafeBufferPointer(rebasing: block[start..<trimmed])
-            guard let (device, record) = PlainRecordDecoder.decode(line, format: format, columns: columns),
+            guard let (device, record) = PlainRecordDecoder.decode(line, readable: block.count - start, format: format,
+                                                                   columns: columns),
                   case .fix(let fix) = record else { return start }
             let name = UnsafeBufferPointer(rebasing: line[device])
             let number: Int32

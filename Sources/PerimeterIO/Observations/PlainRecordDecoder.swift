@@ -97,23 +97,24 @@ enum PlainRecordDecoder {
         }
     }
 
-    /// A plain record in either format (`columns`: the CSV header's).
+    /// A plain record in either format (`columns`: the CSV header's). `readable`: how many bytes from
+    /// the line's start may be loaded (`DecimalNumber.parse(_:from:readable:)`), at least its count.
     @inline(__always)
-    static func decode(_ line: UnsafeBufferPointer<UInt8>, format: ObservationFormat,
+    static func decode(_ line: UnsafeBufferPointer<UInt8>, readable: Int, format: ObservationFormat,
                        columns: CSVColumns?) -> (device: Range<Int>, record: PlainRecord)? {
         switch format {
-        case .jsonLines: decode(line)
-        case .csv: columns.flatMap { decodeCSV(line, columns: $0) }
+        case .jsonLines: decode(line, readable: readable)
+        case .csv: columns.flatMap { decodeCSV(line, readable: readable, columns: $0) }
         }
     }
 
     static func decode(_ line: [UInt8]) -> (device: Range<Int>, record: PlainRecord)? {
-        line.withUnsafeBufferPointer { decode($0) }
+        line.withUnsafeBufferPointer { decode($0, readable: $0.count) }
     }
 
     /// A JSON Lines record: `{"key":value,...}`, each key one of a plain record's fields, each once;
     /// strings without escapes, numbers read where they stand (up to the next delimiter, which is checked).
-    static func decode(_ b: UnsafeBufferPointer<UInt8>) -> (device: Range<Int>, record: PlainRecord)? {
+    static func decode(_ b: UnsafeBufferPointer<UInt8>, readable: Int) -> (device: Range<Int>, record: PlainRecord)? {
         var values = Values()
         var i = 0
         @inline(__always) func skipSpace() { while i < b.count, b[i] == 0x20 || b[i] == 0x09 { i += 1 } }
@@ -150,7 +151,7 @@ enum PlainRecordDecoder {
                 while i < b.count, b[i] != UInt8(ascii: ","), b[i] != UInt8(ascii: "}"), b[i] != 0x20, b[i] != 0x09 { i += 1 }
                 values.t = start..<i
             } else {
-                guard !field.isText, let (value, end) = DecimalNumber.parse(b, from: i) else { return nil }
+                guard !field.isText, let (value, end) = DecimalNumber.parse(b, from: i, readable: readable) else { return nil }
                 values.setNumber(field, value)
                 i = end
             }
@@ -164,7 +165,8 @@ enum PlainRecordDecoder {
             break
         }
         let t = UnsafeBufferPointer(rebasing: b[values.t])
-        let time = values.timeIsString ? RFC3339.parse(t) : (isJSONNumber(t) ? RFC3339.parseUnixSeconds(t) : nil)
+        let time = values.timeIsString ? RFC3339.parse(t)
+            : (isJSONNumber(t) ? RFC3339.parseUnixSeconds(t, readable: readable - values.t.lowerBound) : nil)
         return record(b, values, time: time)
     }
 
@@ -241,12 +243,13 @@ enum PlainRecordDecoder {
     }
 
     static func decodeCSV(_ line: [UInt8], columns: CSVColumns) -> (device: Range<Int>, record: PlainRecord)? {
-        line.withUnsafeBufferPointer { decodeCSV($0, columns: columns) }
+        line.withUnsafeBufferPointer { decodeCSV($0, readable: $0.count, columns: columns) }
     }
 
     /// A CSV row holding a plain record: no quotes, the record's cells, every other cell empty. One
     /// pass: each cell is read as its column's field where it stands (a number up to the comma after it).
-    static func decodeCSV(_ b: UnsafeBufferPointer<UInt8>, columns: CSVColumns) -> (device: Range<Int>, record: PlainRecord)? {
+    static func decodeCSV(_ b: UnsafeBufferPointer<UInt8>, readable: Int,
+                          columns: CSVColumns) -> (device: Range<Int>, record: PlainRecord)? {
         var values = Values()
         var i = 0
         let fields = columns.fields
@@ -264,7 +267,7 @@ enum PlainRecordDecoder {
                 guard i == b.count || b[i] == UInt8(ascii: ",") else { return nil }  // quoted cells are the general reader's
                 values.setText(field, start..<i)
             } else {
-                guard let (value, end) = DecimalNumber.parse(b, from: i),
+                guard let (value, end) = DecimalNumber.parse(b, from: i, readable: readable),
                       end == b.count || b[end] == UInt8(ascii: ",") else { return nil }
                 values.setNumber(field, value)
                 i = end
@@ -272,7 +275,7 @@ enum PlainRecordDecoder {
         }
         guard i == b.count else { return nil }  // more cells than columns
         let t = UnsafeBufferPointer(rebasing: b[values.t])
-        return record(b, values, time: RFC3339.parseUnixSeconds(t) ?? RFC3339.parse(t))
+        return record(b, values, time: RFC3339.parseUnixSeconds(t, readable: readable - values.t.lowerBound) ?? RFC3339.parse(t))
     }
 
     /// The position of the first comma or double quote at or after `i` (`b.count` if none): eight

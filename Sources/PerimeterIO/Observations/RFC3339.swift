@@ -74,6 +74,38 @@ public enum RFC3339 {
         return utf8.withUnsafeMutableBufferPointer { parseUnixSeconds(UnsafeBufferPointer($0)) }
     }
 
+    /// `parseUnixSeconds(_:)` for the commonest times — at most 11 digits of seconds, and at most 8
+    /// of a fraction — in a few word loads (`DecimalNumber.digitCount`, `.swar`); anything else as
+    /// `parseUnixSeconds(_:)` reads it. `readable`: how many bytes from `b`'s start may be loaded (at
+    /// least its count); bytes past `b.count` never change the answer.
+    @inline(__always)
+    static func parseUnixSeconds(_ b: UnsafeBufferPointer<UInt8>, readable: Int) -> Timestamp? {
+        if let base = b.baseAddress, readable >= 32 {
+            let first = DecimalNumber.loadWord(base), firstDigits = DecimalNumber.digitCount(first)
+            let second = DecimalNumber.loadWord(base + 8)
+            let digits = firstDigits < 8 ? firstDigits : 8 + DecimalNumber.digitCount(second)
+            if digits > 0, digits <= 11, digits <= b.count {
+                let whole = digits <= 8 ? DecimalNumber.swar(first, digits)
+                    : DecimalNumber.swar(first, 8) &* DecimalNumber.runScales[digits - 8] &+ DecimalNumber.swar(second, digits - 8)
+                var nanos: UInt64 = 0, end = digits
+                if digits < b.count, base[digits] == UInt8(ascii: ".") {
+                    let fraction = DecimalNumber.loadWord(base + digits + 1)
+                    let fractionDigits = min(DecimalNumber.digitCount(fraction), b.count - digits - 1)
+                    if fractionDigits > 0 {
+                        nanos = DecimalNumber.swar(fraction, fractionDigits) &* DecimalNumber.runScales[9 - fractionDigits]
+                        end = digits + 1 + fractionDigits
+                    }
+                }
+                if end == b.count {
+                    let (seconds, overflow) = Int64(whole).multipliedReportingOverflow(by: 1_000_000_000)
+                    return overflow || seconds > Int64.max - Int64(nanos) ? nil
+                        : Timestamp(nanosecondsSinceEpoch: seconds + Int64(nanos))
+                }
+            }
+        }
+        return parseUnixSeconds(b)
+    }
+
     public static func parseUnixSeconds(_ b: UnsafeBufferPointer<UInt8>) -> Timestamp? {
         var i = 0
         var negative = false
