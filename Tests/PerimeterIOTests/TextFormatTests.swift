@@ -243,11 +243,13 @@ extension EventEncodingTests {
         var lines = try Fixture.text("city/observations.jsonl").split(separator: "\n").map(String.init)
         var rng = SplitMix64(seed: 12)
         let numbers = ["0", "-0", "12", "-12.5", "1e3", "1E-3", "2.5e+2", "01", "1.", ".5", "-", "0x1A", "1e", "48.8566", "-179.99999999999997", "NaN", "1_0"]
-        let times = ["1772352000", "1772352000.123456789", "\"2026-03-01T08:00:00Z\"", "\"2026-03-01T09:00:00.5+01:00\"", "\"yesterday\"", "+5", "-1.5"]
+        let times = ["1772352000", "1772352000.123456789", "\"2026-03-01T08:00:00Z\"", "\"2026-03-01T09:00:00.5+01:00\"", "\"yesterday\"", "+5", "-1.5",
+                     "0", "01", "0.5", "00.5", "1772352000.1", "1772352000.12345678", "1772352000.", "1772352000e3", "17723520001",
+                     "177235200012", "1772352000.0990", "7.25", "1772352000.123456789012"]
         for _ in 0..<3000 {
             let lat = numbers.randomElement(using: &rng)!, lon = numbers.randomElement(using: &rng)!
             let accuracy = numbers.randomElement(using: &rng)!, t = times.randomElement(using: &rng)!
-            let device = ["d1", "é", "a\\\"b", "", "x y"].randomElement(using: &rng)!
+            let device = ["d1", "é", "a\\\"b", "", "x y", "tab\there", "a\\\\b", "d123456789012345", "\u{7F}"].randomElement(using: &rng)!
             var fields = ["\"type\":\"fix\"", "\"device\":\"\(device)\"", "\"t\":\(t)", "\"lat\":\(lat)", "\"lon\":\(lon)", "\"accuracy\":\(accuracy)"]
             if Int.random(in: 0..<5, using: &rng) == 0 { fields.append("\"speed\":3") }
             if Int.random(in: 0..<8, using: &rng) == 0 { fields.removeLast(2) }
@@ -257,9 +259,18 @@ extension EventEncodingTests {
         }
         var fast = 0
         for line in lines {
-            guard let (range, record) = PlainRecordDecoder.decode(Array(line.utf8)) else { continue }
+            // The same answer however much of what follows the line may be loaded (a newline and
+            // random bytes: the word-at-a-time readers must not heed them).
+            let bytes = Array(line.utf8)
+            let padded = bytes + [0x0A] + (0..<40).map { _ in UInt8.random(in: 0...255, using: &rng) }
+            let withRoom = padded.withUnsafeBufferPointer {
+                PlainRecordDecoder.decode(UnsafeBufferPointer(rebasing: $0[..<bytes.count]), readable: $0.count)
+            }
+            #expect(withRoom?.device == PlainRecordDecoder.decode(bytes)?.device
+                    && withRoom?.record == PlainRecordDecoder.decode(bytes)?.record, "\(line)")
+            guard let (range, record) = PlainRecordDecoder.decode(bytes) else { continue }
             let observation = Self.observation(record)
-            let device = String(decoding: Array(line.utf8)[range], as: UTF8.self)
+            let device = String(decoding: bytes[range], as: UTF8.self)
             fast += 1
             let expected = Self.general(line)
             #expect(expected?.device == device && expected?.observation == observation, "\(line)")

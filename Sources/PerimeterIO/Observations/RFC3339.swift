@@ -75,35 +75,53 @@ public enum RFC3339 {
     }
 
     /// `parseUnixSeconds(_:)` for the commonest times — at most 11 digits of seconds, and at most 8
-    /// of a fraction — in a few word loads (`DecimalNumber.digitCount`, `.swar`); anything else as
+    /// of a fraction — in a few word loads (`shortUnixSeconds`); anything else as
     /// `parseUnixSeconds(_:)` reads it. `readable`: how many bytes from `b`'s start may be loaded (at
     /// least its count); bytes past `b.count` never change the answer.
     @inline(__always)
     static func parseUnixSeconds(_ b: UnsafeBufferPointer<UInt8>, readable: Int) -> Timestamp? {
-        if let base = b.baseAddress, readable >= 32 {
-            let first = DecimalNumber.loadWord(base), firstDigits = DecimalNumber.digitCount(first)
-            let second = DecimalNumber.loadWord(base + 8)
-            let digits = firstDigits < 8 ? firstDigits : 8 + DecimalNumber.digitCount(second)
-            if digits > 0, digits <= 11, digits <= b.count {
-                let whole = digits <= 8 ? DecimalNumber.swar(first, digits)
-                    : DecimalNumber.swar(first, 8) &* DecimalNumber.runScales[digits - 8] &+ DecimalNumber.swar(second, digits - 8)
-                var nanos: UInt64 = 0, end = digits
-                if digits < b.count, base[digits] == UInt8(ascii: ".") {
-                    let fraction = DecimalNumber.loadWord(base + digits + 1)
-                    let fractionDigits = min(DecimalNumber.digitCount(fraction), b.count - digits - 1)
-                    if fractionDigits > 0 {
-                        nanos = DecimalNumber.swar(fraction, fractionDigits) &* DecimalNumber.runScales[9 - fractionDigits]
-                        end = digits + 1 + fractionDigits
-                    }
-                }
-                if end == b.count {
-                    let (seconds, overflow) = Int64(whole).multipliedReportingOverflow(by: 1_000_000_000)
-                    return overflow || seconds > Int64.max - Int64(nanos) ? nil
-                        : Timestamp(nanosecondsSinceEpoch: seconds + Int64(nanos))
-                }
-            }
-        }
+        if let (time, end) = shortUnixSeconds(b, from: 0, readable: readable), end == b.count { return time }
         return parseUnixSeconds(b)
+    }
+
+    /// A JSON number at `i` in `b` read as Unix seconds, and its end, when it has the commonest shape
+    /// (`shortUnixSeconds`) and JSON's grammar (no leading zero) and nothing after it continues a
+    /// number; `nil` otherwise, for the caller's general path.
+    @inline(__always)
+    static func jsonUnixSeconds(_ b: UnsafeBufferPointer<UInt8>, from i: Int, readable: Int) -> (Timestamp, end: Int)? {
+        guard let (time, end) = shortUnixSeconds(b, from: i, readable: readable),
+              b[i] != UInt8(ascii: "0") || end == i + 1 || b[i + 1] == UInt8(ascii: ".") else { return nil }
+        if end < b.count, b[end] == UInt8(ascii: ".") || b[end] | 0x20 == UInt8(ascii: "e") || b[end] &- UInt8(ascii: "0") < 10 {
+            return nil
+        }
+        return (time, end)
+    }
+
+    /// Seconds `[0-9]{1,11}`, then perhaps `.` and `[0-9]{1,8}`, at `i` in `b`: the time and where the
+    /// digits end (a caller checks what follows). Two word loads for the seconds and one for the
+    /// fraction (`DecimalNumber.digitCount`, `.swar`); `nil` when fewer than 32 bytes are readable
+    /// from `i` or the digits have another shape.
+    @inline(__always)
+    private static func shortUnixSeconds(_ b: UnsafeBufferPointer<UInt8>, from i: Int, readable: Int) -> (Timestamp, end: Int)? {
+        guard let base = b.baseAddress.map({ $0 + i }), i + 32 <= readable else { return nil }
+        let count = b.count - i
+        let first = DecimalNumber.loadWord(base), firstDigits = DecimalNumber.digitCount(first)
+        let second = DecimalNumber.loadWord(base + 8)
+        let digits = min(firstDigits < 8 ? firstDigits : 8 + DecimalNumber.digitCount(second), count)
+        guard digits > 0, digits <= 11 else { return nil }
+        let whole = digits <= 8 ? DecimalNumber.swar(first, digits)
+            : DecimalNumber.swar(first, 8) &* DecimalNumber.runScales[digits - 8] &+ DecimalNumber.swar(second, digits - 8)
+        var nanos: UInt64 = 0, end = digits
+        if digits < count, base[digits] == UInt8(ascii: ".") {
+            let fraction = DecimalNumber.loadWord(base + digits + 1)
+            let fractionDigits = min(DecimalNumber.digitCount(fraction), count - digits - 1)
+            guard fractionDigits > 0 else { return nil }
+            nanos = DecimalNumber.swar(fraction, fractionDigits) &* DecimalNumber.runScales[9 - fractionDigits]
+            end = digits + 1 + fractionDigits
+        }
+        let (seconds, overflow) = Int64(whole).multipliedReportingOverflow(by: 1_000_000_000)
+        guard !overflow, seconds <= Int64.max - Int64(nanos) else { return nil }
+        return (Timestamp(nanosecondsSinceEpoch: seconds + Int64(nanos)), i + end)
     }
 
     public static func parseUnixSeconds(_ b: UnsafeBufferPointer<UInt8>) -> Timestamp? {
