@@ -34,6 +34,13 @@ final class PolygonLocator: Sendable {
     private let stripeEdges: [Int32]
     /// Raster: cells[row * columns + column] is outside (0), inside (1) or boundary (2).
     private let cells: [UInt8]
+    /// What else a reading needs of a cell, in one byte. The low seven bits are its clearance, the
+    /// Chebyshev distance in cells to the nearest boundary cell (capped at 127: 0 for a boundary
+    /// cell). A boundary cell sets the top bit, and its low two bits are its reference, where its
+    /// centre lies (outside 0, inside 1, on the boundary 2), with which a point in the cell is
+    /// answered from the cell's edges alone (`cellCovers`). One array serves both, and a boundary
+    /// cell's clearance reads as 0 without a look at its state.
+    private let cellDetails: [UInt8]
     /// Blocks of 8 × 8 cells: inside or outside when all of a block's cells are, else boundary. Small
     /// enough to stay in cache when the raster does not (a continent's is megabytes), so that most
     /// points far from the boundary are answered without reading the raster.
@@ -42,12 +49,6 @@ final class PolygonLocator: Sendable {
     static let blockShift = 3
     /// Rasters of at most this many cells have no blocks.
     static let largestUnblockedRaster = 1 << 16
-    /// For each boundary cell, whether its centre is outside (0) or inside (1), or on the boundary
-    /// (2, as for every other cell): a point in the cell is then answered from the edges of its
-    /// cell alone (`cellCovers`).
-    private let references: [UInt8]
-    /// The Chebyshev distance in cells to the nearest boundary cell (capped at 255).
-    private let clearance: [UInt8]
     /// The edges passing through each cell: cellEdges[cellEdgeStart[cell] ..< cellEdgeStart[cell + 1]];
     /// for a polygon of at most `fewEdges` edges, in two bytes each instead (`smallEdgeStart`,
     /// `smallEdges`: half the memory, and half the cache lines), the other pair then empty. The
@@ -57,13 +58,13 @@ final class PolygonLocator: Sendable {
     private let smallEdgeStart: [UInt16]
     private let smallEdges: [UInt16]
 
-    /// The heap bytes of the locator: itself (a 16-byte header, twelve scalars and twelve array
+    /// The heap bytes of the locator: itself (a 16-byte header, twelve scalars and eleven array
     /// references) and its arrays.
     var heapBytes: Int {
-        16 + 12 * 8 + 12 * 8
-            + HeapBytes.of(edges) + HeapBytes.of(ringEdgeCounts) + HeapBytes.of(blocks) + HeapBytes.of(references)
+        16 + 12 * 8 + 11 * 8
+            + HeapBytes.of(edges) + HeapBytes.of(ringEdgeCounts) + HeapBytes.of(blocks)
             + HeapBytes.of(stripeStart) + HeapBytes.of(stripeEdges)
-            + HeapBytes.of(cells) + HeapBytes.of(clearance) + HeapBytes.of(cellEdgeStart) + HeapBytes.of(cellEdges)
+            + HeapBytes.of(cells) + HeapBytes.of(cellDetails) + HeapBytes.of(cellEdgeStart) + HeapBytes.of(cellEdges)
             + HeapBytes.of(smallEdgeStart) + HeapBytes.of(smallEdges)
     }
 
@@ -194,13 +195,15 @@ final class PolygonLocator: Sendable {
         // (A raster that stays in cache gains nothing from blocks: none, and no lookup.)
         blockColumns = columns * rows > Self.largestUnblockedRaster ? (columns + (1 << Self.blockShift) - 1) >> Self.blockShift : 0
         blocks = blockColumns > 0 ? Self.blocks(of: cells, columns: columns, rows: rows, blockColumns: blockColumns) : []
-        references = Self.sweptReferences(cells: cells, columns: columns, rows: rows, minX: minX, minY: minY, scaleX: cellScaleX,
-                                          scaleY: cellScaleY, edges: edges, cellEdgeStart: edgeStart, cellEdges: cellEdges,
-                                          stripeCount: stripeCount, stripeScale: stripeScale, stripeStart: counts, stripeEdges: stripeEdges)
+        let references = Self.sweptReferences(cells: cells, columns: columns, rows: rows, minX: minX, minY: minY, scaleX: cellScaleX,
+                                              scaleY: cellScaleY, edges: edges, cellEdgeStart: edgeStart, cellEdges: cellEdges,
+                                              stripeCount: stripeCount, stripeScale: stripeScale, stripeStart: counts,
+                                              stripeEdges: stripeEdges)
         self.edges = edges
         self.stripeStart = counts
         self.stripeEdges = stripeEdges
-        self.clearance = Self.chebyshevClearance(cells, columns: columns, rows: rows)
+        cellDetails = Self.details(states: cells, references: references,
+                                   clearance: Self.chebyshevClearance(cells, columns: columns, rows: rows))
         self.cells = cells
         let small = edgeCount <= Self.fewEdges && cellEdges.count <= Int(UInt16.max)
         cellEdgeStart = small ? [] : edgeStart
@@ -208,6 +211,14 @@ final class PolygonLocator: Sendable {
         smallEdgeStart = small ? edgeStart.map { UInt16(truncatingIfNeeded: $0) } : []
         smallEdges = small ? cellEdges.map { UInt16(truncatingIfNeeded: $0) } : []
     }
+
+    /// Each cell's details (`cellDetails`): a boundary cell's reference, any other cell's clearance.
+    private static func details(states: [UInt8], references: [UInt8], clearance: [UInt8]) -> [UInt8] {
+        states.indices.map { k in states[k] == boundary ? referenceFlag | references[k] : min(clearance[k], clearanceMask) }
+    }
+
+    /// The flag of a boundary cell's details, and the mask of a cell's clearance in them.
+    private static let referenceFlag: UInt8 = 0x80, clearanceMask: UInt8 = 0x7F
 
     /// Marks every cell an edge comes near (with a sliver of slack, so that rounding in the point's
     /// cell computation can never put a point in a non-boundary cell the boundary touches).
@@ -327,9 +338,10 @@ final class PolygonLocator: Sendable {
 
     /// Whether the references equal those of the plain version (a stripe count per cell): for tests.
     func referencesEqualStripeCounts() -> Bool {
-        references == Self.references(cells: cells, columns: columns, minX: minX, minY: minY, scaleX: cellScaleX, scaleY: cellScaleY,
-                                      edges: edges, stripeCount: stripeCount, stripeScale: stripeScale,
-                                      stripeStart: stripeStart, stripeEdges: stripeEdges)
+        let references = cells.indices.map { cells[$0] == Self.boundary ? cellDetails[$0] & 3 : Self.noReference }
+        return references == Self.references(cells: cells, columns: columns, minX: minX, minY: minY, scaleX: cellScaleX,
+                                             scaleY: cellScaleY, edges: edges, stripeCount: stripeCount, stripeScale: stripeScale,
+                                             stripeStart: stripeStart, stripeEdges: stripeEdges)
     }
 
     /// Each boundary cell's reference: where its centre lies, by GEOS's count over the centre's stripe.
@@ -415,8 +427,8 @@ final class PolygonLocator: Sendable {
     }
 
     /// Asks for the raster data a reading at (x, y) starts from: the cell's state (or its block's),
-    /// clearance, reference and edge-list start, which sit in separate arrays, so that their waits
-    /// overlap instead of following one another.
+    /// details (reference or clearance) and edge-list start, which sit in separate arrays, so that
+    /// their waits overlap instead of following one another.
     @inline(__always)
     func prefetch(_ x: Double, _ y: Double) {
         let (column, row) = raster.columnAndRow(x, y)
@@ -425,8 +437,7 @@ final class PolygonLocator: Sendable {
             blocks.withUnsafeBufferPointer { perimeter_prefetch($0.baseAddress! + (row >> Self.blockShift) * blockColumns + (column >> Self.blockShift)) }
         }
         cells.withUnsafeBufferPointer { perimeter_prefetch($0.baseAddress! + cell) }
-        clearance.withUnsafeBufferPointer { perimeter_prefetch($0.baseAddress! + cell) }
-        references.withUnsafeBufferPointer { perimeter_prefetch($0.baseAddress! + cell) }
+        cellDetails.withUnsafeBufferPointer { perimeter_prefetch($0.baseAddress! + cell) }
         if smallEdgeStart.isEmpty {
             cellEdgeStart.withUnsafeBufferPointer { perimeter_prefetch($0.baseAddress! + cell) }
         } else {
@@ -494,11 +505,11 @@ final class PolygonLocator: Sendable {
                                                       into covered: UnsafeMutableBufferPointer<Bool>,
                                                       open: UnsafeMutableBufferPointer<Int32>, openCells: UnsafeMutableBufferPointer<Int32>,
                                                       openCount: Int, start: [Index], list: [Index]) {
-        references.withUnsafeBufferPointer { references in
+        cellDetails.withUnsafeBufferPointer { details in
             start.withUnsafeBufferPointer { start in
                 list.withUnsafeBufferPointer { list in
                     // (A point is open only in a boundary cell, which lists its edges: none is empty.)
-                    let referenceBase = references.baseAddress!, startBase = start.baseAddress!
+                    let detailBase = details.baseAddress!, startBase = start.baseAddress!
                     let listBase = list.baseAddress!, edgeBase = edges.withUnsafeBufferPointer { $0.baseAddress! }
                     for n in 0..<openCount {
                         if n + Self.edgesAhead < openCount {
@@ -509,7 +520,7 @@ final class PolygonLocator: Sendable {
                         }
                         if n + Self.cellAhead < openCount {
                             let cell = Int(openCells[n + Self.cellAhead])
-                            perimeter_prefetch(referenceBase + cell)
+                            perimeter_prefetch(detailBase + cell)
                             perimeter_prefetch(startBase + cell)
                         }
                         let k = Int(open[n])
@@ -571,7 +582,7 @@ final class PolygonLocator: Sendable {
     @inline(__always)
     private func cellCovers<Index: FixedWidthInteger>(_ x: Double, _ y: Double, cell: Int, start edgeStart: [Index],
                                                       list edgeList: [Index]) -> Bool {
-        let reference = references[cell]
+        let reference = cellDetails[cell] & 3
         guard reference != Self.noReference else { return rowCovers(x, y, cell: cell) }
         let (qx, qy) = Self.centre(column: cell % columns, row: cell / columns, minX: minX, minY: minY, scaleX: cellScaleX, scaleY: cellScaleY)
         let start = Int(edgeStart[cell]), end = Int(edgeStart[cell + 1])
@@ -753,7 +764,7 @@ final class PolygonLocator: Sendable {
         // Cells far from any boundary cell answer without looking at edges.
         if c.longitude >= minX, c.longitude <= maxX, c.latitude >= minY, c.latitude <= maxY {
             let (column, row) = raster.columnAndRow(c.longitude, c.latitude)
-            let k = Int(self.clearance[row * columns + column])
+            let k = Int(cellDetails[row * columns + column] & Self.clearanceMask)
             // The point may sit at its cell's edge: k − 1 whole cells separate it from the boundary.
             if k >= 2 && Double(k - 1) * metresPerClearanceCell > metres { return false }
         }
