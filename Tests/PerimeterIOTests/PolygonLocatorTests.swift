@@ -207,14 +207,15 @@ import Testing
         #expect(decided > 5000)
     }
 
-    /// A polygon of few edges keeps each edge once: its edge list has no spare capacity (beyond the
-    /// allocator's rounding, less than an edge), and its one stripe lists every edge once (40 edges
-    /// over 40 stripes listed each edge six times).
+    /// A polygon of few edges keeps each vertex once: its vertex list has no spare capacity (beyond
+    /// the allocator's rounding, less than a vertex), and its one stripe lists every edge once (40
+    /// edges over 40 stripes listed each edge six times).
     @Test func aSmallPolygonKeepsEachEdgeOnce() {
         var rng = SplitMix64(seed: 12)
         for n in [16, 40, 64, 65] {
             let locator = PolygonShape([Self.spiky(n, centre: Coordinate(latitude: 48.85, longitude: 2.35), radius: 0.004, rng: &rng)]).locator
-            #expect(locator.edges.capacity >= 4 * n && locator.edges.capacity < 4 * n + 4)
+            #expect(locator.edgeCount == n)
+            #expect(locator.vertices.capacity >= 2 * (n + 1) && locator.vertices.capacity < 2 * (n + 1) + 2)
             if n <= PolygonLocator.fewStripedEdges {
                 #expect(locator.stripeEdgeCount == n)
             } else {
@@ -278,7 +279,7 @@ import Testing
             let box = catalog.boundingBox(i)
             for _ in 0..<8 {
                 let rowLatitude = Double.random(in: (box.minLatitude - 0.002)...(box.maxLatitude + 0.002), using: &rng)
-                edges.load(shape.locator.edges, latitude: rowLatitude, originLongitude: box.minLongitude - 0.01)
+                edges.load(shape.locator, latitude: rowLatitude, originLongitude: box.minLongitude - 0.01)
                 for _ in 0..<40 {
                     let centre = Coordinate(latitude: rowLatitude,
                                             longitude: .random(in: (box.minLongitude - 0.003)...(box.maxLongitude + 0.003), using: &rng))

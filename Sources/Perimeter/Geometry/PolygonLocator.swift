@@ -23,10 +23,15 @@ final class PolygonLocator: Sendable {
     /// Metres that k − 1 cells of clearance guarantee, per cell: the smaller cell side at the
     /// latitude of the box nearest a pole, with 1 % to spare for the sphere.
     private let metresPerClearanceCell: Double
-    /// Edges as `x1, y1, x2, y2` (longitude, latitude), every ring of every part.
-    let edges: [Double]
-    /// How many edges each ring has, in `edges`' order; negated for a part's exterior (each part's
-    /// first ring). With the edges, the rings themselves (`polygons`): the catalogue keeps no copy.
+    /// Vertices as `x, y` (longitude, latitude), every ring of every part, each ring closed (its
+    /// first vertex again at its end). Edge `e` runs from vertex `e` to vertex `e + 1`: an edge is
+    /// named by its first vertex, and a ring's closing vertex starts none. (Each vertex once: 16
+    /// bytes an edge, where edges kept whole took 32.)
+    let vertices: [Double]
+    /// How many edges there are.
+    let edgeCount: Int
+    /// How many edges each ring has, in `vertices`' order; negated for a part's exterior (each part's
+    /// first ring). With the vertices, the rings themselves (`polygons`): the catalogue keeps no copy.
     private let ringEdgeCounts: [Int32]
     /// Horizontal stripes: edges whose latitude range reaches stripe k are
     /// stripeEdges[stripeStart[k] ..< stripeStart[k + 1]] (edge numbers).
@@ -58,30 +63,51 @@ final class PolygonLocator: Sendable {
     private let smallEdgeStart: [UInt16]
     private let smallEdges: [UInt16]
 
-    /// The heap bytes of the locator: itself (a 16-byte header, twelve scalars and eleven array
+    /// The heap bytes of the locator: itself (a 16-byte header, thirteen scalars and eleven array
     /// references) and its arrays.
     var heapBytes: Int {
-        16 + 12 * 8 + 11 * 8
-            + HeapBytes.of(edges) + HeapBytes.of(ringEdgeCounts) + HeapBytes.of(blocks)
+        16 + 13 * 8 + 11 * 8
+            + HeapBytes.of(vertices) + HeapBytes.of(ringEdgeCounts) + HeapBytes.of(blocks)
             + HeapBytes.of(stripeStart) + HeapBytes.of(stripeEdges)
             + HeapBytes.of(cells) + HeapBytes.of(cellDetails) + HeapBytes.of(cellEdgeStart) + HeapBytes.of(cellEdges)
             + HeapBytes.of(smallEdgeStart) + HeapBytes.of(smallEdges)
     }
 
-    /// The polygons the locator was built from, read back from its edges: the same coordinates.
+    /// The polygons the locator was built from, read back from its vertices: the same coordinates.
     var polygons: [GeoPolygon] {
-        var result: [GeoPolygon] = [], e = 0
+        var result: [GeoPolygon] = [], first = 0
         for count in ringEdgeCounts {
-            var ring: [Coordinate] = []
-            ring.reserveCapacity(Int(count.magnitude) + 1)
-            for k in e..<(e + Int(count.magnitude)) {
-                ring.append(Coordinate(latitude: edges[4 * k + 1], longitude: edges[4 * k]))
-            }
-            e += Int(count.magnitude)
-            ring.append(Coordinate(latitude: edges[4 * e - 1], longitude: edges[4 * e - 2]))
+            let n = Int(count.magnitude)
+            let ring = (first...(first + n)).map { Coordinate(latitude: vertices[2 * $0 + 1], longitude: vertices[2 * $0]) }
+            first += n + 1
             if count < 0 { result.append(GeoPolygon(exterior: ring)) } else { result[result.count - 1].holes.append(ring) }
         }
         return result
+    }
+
+    /// Calls `body` with the number of every edge (its first vertex), ring by ring.
+    @inline(__always)
+    static func forEachEdgeNumber(_ ringEdgeCounts: [Int32], _ body: (Int) -> Void) {
+        var first = 0
+        for count in ringEdgeCounts {
+            let n = Int(count.magnitude)
+            for e in first..<(first + n) { body(e) }
+            first += n + 1
+        }
+    }
+
+    /// Calls `body` with the number of every edge (its first vertex), ring by ring.
+    @inline(__always)
+    func forEveryEdgeNumber(_ body: (Int) -> Void) {
+        Self.forEachEdgeNumber(ringEdgeCounts, body)
+    }
+
+    /// Calls `body` with every edge, `x1, y1, x2, y2`.
+    @inline(__always)
+    func forEveryEdge(_ body: (Double, Double, Double, Double) -> Void) {
+        vertices.withUnsafeBufferPointer { v in
+            Self.forEachEdgeNumber(ringEdgeCounts) { e in body(v[2 * e], v[2 * e + 1], v[2 * e + 2], v[2 * e + 3]) }
+        }
     }
 
     /// How many edges the stripes list in all (an edge once for each stripe it reaches): for tests.
@@ -92,11 +118,11 @@ final class PolygonLocator: Sendable {
     static let boundary: UInt8 = 2
 
     init(_ polygons: [GeoPolygon]) {
-        // Exactly as many as there are edges: appending one at a time left up to half the capacity
-        // unused, the largest part of a small polygon's memory.
-        var edges: [Double] = []
-        edges.reserveCapacity(4 * polygons.reduce(0) { count, polygon in
-            polygon.rings.reduce(count) { $0 + max(0, $1.count - 1) }
+        // Exactly as many as there are vertices: appending one at a time left up to half the
+        // capacity unused, the largest part of a small polygon's memory.
+        var vertices: [Double] = []
+        vertices.reserveCapacity(2 * polygons.reduce(0) { count, polygon in
+            polygon.rings.reduce(count) { $0 + ($1.count > 1 ? $1.count : 0) }
         })
         var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
         var ringEdgeCounts: [Int32] = []
@@ -104,12 +130,8 @@ final class PolygonLocator: Sendable {
         for polygon in polygons {
             for (k, ring) in polygon.rings.enumerated() where ring.count > 1 {
                 ringEdgeCounts.append(Int32(ring.count - 1) * (k == 0 ? -1 : 1))
-                for i in 0..<(ring.count - 1) {
-                    let a = ring[i], b = ring[i + 1]
-                    edges.append(a.longitude); edges.append(a.latitude)
-                    edges.append(b.longitude); edges.append(b.latitude)
-                }
                 for c in ring {
+                    vertices.append(c.longitude); vertices.append(c.latitude)
                     minX = min(minX, c.longitude); maxX = max(maxX, c.longitude)
                     minY = min(minY, c.latitude); maxY = max(maxY, c.latitude)
                 }
@@ -117,7 +139,8 @@ final class PolygonLocator: Sendable {
         }
         self.minX = minX; self.minY = minY; self.maxX = maxX; self.maxY = maxY
         self.ringEdgeCounts = ringEdgeCounts
-        let edgeCount = edges.count / 4
+        let edgeCount = ringEdgeCounts.reduce(0) { $0 + Int($1.magnitude) }
+        self.edgeCount = edgeCount
 
         // Stripes: about one per edge, so that a stripe lists a handful of edges on real outlines —
         // but one for a polygon of few edges, whose edges each span many stripes (a 40-edge polygon
@@ -129,19 +152,21 @@ final class PolygonLocator: Sendable {
         func stripe(_ y: Double, count: Int, scale: Double, origin: Double) -> Int {
             min(count - 1, max(0, Int((y - origin) * scale)))
         }
-        for e in 0..<edgeCount {
-            let (y1, y2) = (edges[4 * e + 1], edges[4 * e + 3])
-            let k0 = stripe(min(y1, y2), count: stripeCount, scale: stripeScale, origin: minY)
-            let k1 = stripe(max(y1, y2), count: stripeCount, scale: stripeScale, origin: minY)
+        // (Locals: the edge loops' closures may not read `self` before it is initialized.)
+        let stripes = stripeCount, scale = stripeScale, bottom = minY
+        Self.forEachEdgeNumber(ringEdgeCounts) { e in
+            let (y1, y2) = (vertices[2 * e + 1], vertices[2 * e + 3])
+            let k0 = stripe(min(y1, y2), count: stripes, scale: scale, origin: bottom)
+            let k1 = stripe(max(y1, y2), count: stripes, scale: scale, origin: bottom)
             for k in k0...k1 { counts[k + 1] += 1 }
         }
         for k in 0..<stripeCount { counts[k + 1] += counts[k] }
         var fill = counts
         var stripeEdges = [Int32](repeating: 0, count: Int(counts[stripeCount]))
-        for e in 0..<edgeCount {
-            let (y1, y2) = (edges[4 * e + 1], edges[4 * e + 3])
-            let k0 = stripe(min(y1, y2), count: stripeCount, scale: stripeScale, origin: minY)
-            let k1 = stripe(max(y1, y2), count: stripeCount, scale: stripeScale, origin: minY)
+        Self.forEachEdgeNumber(ringEdgeCounts) { e in
+            let (y1, y2) = (vertices[2 * e + 1], vertices[2 * e + 3])
+            let k0 = stripe(min(y1, y2), count: stripes, scale: scale, origin: bottom)
+            let k1 = stripe(max(y1, y2), count: stripes, scale: scale, origin: bottom)
             for k in k0...k1 {
                 stripeEdges[Int(fill[k])] = Int32(e)
                 fill[k] += 1
@@ -165,7 +190,7 @@ final class PolygonLocator: Sendable {
             * cos(poleward * Geodesy.radiansPerDegree) * 0.99
         var cells = [UInt8](repeating: Self.outside, count: columns * rows)
         var pairs: [(cell: Int32, edge: Int32)] = []
-        Self.markBoundary(edges: edges, into: &cells, pairs: &pairs, columns: columns, rows: rows, minX: minX, minY: minY,
+        Self.markBoundary(vertices: vertices, ringEdgeCounts: ringEdgeCounts, into: &cells, pairs: &pairs, columns: columns, rows: rows, minX: minX, minY: minY,
                           scaleX: cellScaleX, scaleY: cellScaleY)
         var edgeStart = [Int32](repeating: 0, count: columns * rows + 1)
         for p in pairs { edgeStart[Int(p.cell) + 1] += 1 }
@@ -186,7 +211,7 @@ final class PolygonLocator: Sendable {
                 while c < columns && cells[r * columns + c] != Self.boundary { c += 1 }
                 let x = minX + (Double(runStart) + 0.5) / cellScaleX
                 let y = minY + (Double(r) + 0.5) / cellScaleY
-                let state = Self.rayCrossingCovers(x, y, edges: edges, stripeCount: stripeCount, stripeScale: stripeScale,
+                let state = Self.rayCrossingCovers(x, y, vertices: vertices, stripeCount: stripeCount, stripeScale: stripeScale,
                                                    minY: minY, stripeStart: counts, stripeEdges: stripeEdges)
                     ? Self.inside : Self.outside
                 for k in runStart..<c { cells[r * columns + k] = state }
@@ -196,10 +221,10 @@ final class PolygonLocator: Sendable {
         blockColumns = columns * rows > Self.largestUnblockedRaster ? (columns + (1 << Self.blockShift) - 1) >> Self.blockShift : 0
         blocks = blockColumns > 0 ? Self.blocks(of: cells, columns: columns, rows: rows, blockColumns: blockColumns) : []
         let references = Self.sweptReferences(cells: cells, columns: columns, rows: rows, minX: minX, minY: minY, scaleX: cellScaleX,
-                                              scaleY: cellScaleY, edges: edges, cellEdgeStart: edgeStart, cellEdges: cellEdges,
+                                              scaleY: cellScaleY, vertices: vertices, cellEdgeStart: edgeStart, cellEdges: cellEdges,
                                               stripeCount: stripeCount, stripeScale: stripeScale, stripeStart: counts,
                                               stripeEdges: stripeEdges)
-        self.edges = edges
+        self.vertices = vertices
         self.stripeStart = counts
         self.stripeEdges = stripeEdges
         cellDetails = Self.details(states: cells, references: references,
@@ -222,14 +247,15 @@ final class PolygonLocator: Sendable {
 
     /// Marks every cell an edge comes near (with a sliver of slack, so that rounding in the point's
     /// cell computation can never put a point in a non-boundary cell the boundary touches).
-    private static func markBoundary(edges: [Double], into cells: inout [UInt8], pairs: inout [(cell: Int32, edge: Int32)],
+    private static func markBoundary(vertices: [Double], ringEdgeCounts: [Int32], into cells: inout [UInt8],
+                                     pairs: inout [(cell: Int32, edge: Int32)],
                                      columns: Int, rows: Int,
                                      minX: Double, minY: Double, scaleX: Double, scaleY: Double) {
         let slackX = 1e-6 / scaleX, slackY = 1e-6 / scaleY
         func column(_ x: Double) -> Int { min(columns - 1, max(0, Int(((x - minX) * scaleX).rounded(.down)))) }
         func row(_ y: Double) -> Int { min(rows - 1, max(0, Int(((y - minY) * scaleY).rounded(.down)))) }
-        for e in 0..<(edges.count / 4) {
-            let x1 = edges[4 * e], y1 = edges[4 * e + 1], x2 = edges[4 * e + 2], y2 = edges[4 * e + 3]
+        forEachEdgeNumber(ringEdgeCounts) { e in
+            let x1 = vertices[2 * e], y1 = vertices[2 * e + 1], x2 = vertices[2 * e + 2], y2 = vertices[2 * e + 3]
             let r0 = row(min(y1, y2) - slackY), r1 = row(max(y1, y2) + slackY)
             for r in r0...r1 {
                 // The edge's x-extent within this row's band (widened by the slack).
@@ -267,7 +293,7 @@ final class PolygonLocator: Sendable {
     /// `references`, the plain version) restarts the row west of it. Cheaper than a stripe count per
     /// cell on polygons whose stripes list many edges (a 4,096-vertex star: 0.7 s).
     private static func sweptReferences(cells: [UInt8], columns: Int, rows: Int, minX: Double, minY: Double, scaleX: Double,
-                                        scaleY: Double, edges e: [Double], cellEdgeStart start: [Int32], cellEdges list: [Int32],
+                                        scaleY: Double, vertices e: [Double], cellEdgeStart start: [Int32], cellEdges list: [Int32],
                                         stripeCount: Int, stripeScale: Double, stripeStart: [Int32], stripeEdges: [Int32]) -> [UInt8] {
         var references = [UInt8](repeating: noReference, count: cells.count)
         for r in 0..<rows {
@@ -283,7 +309,7 @@ final class PolygonLocator: Sendable {
                     continue
                 }
                 guard var side = eastSide else {
-                    switch rayCrossingLocation(qx, qy, edges: e, stripeCount: stripeCount, stripeScale: stripeScale, minY: minY,
+                    switch rayCrossingLocation(qx, qy, vertices: e, stripeCount: stripeCount, stripeScale: stripeScale, minY: minY,
                                                stripeStart: stripeStart, stripeEdges: stripeEdges) {
                     case .inside: eastSide = inside
                     case .outside: eastSide = outside
@@ -307,7 +333,7 @@ final class PolygonLocator: Sendable {
                         edge = list[j]
                         j += 1
                     }
-                    let base = Int(edge) * 4
+                    let base = Int(edge) * 2
                     let x1 = e[base], y1 = e[base + 1], x2 = e[base + 2], y2 = e[base + 3]
                     if (qx == x1 && qy == y1) || (qx == x2 && qy == y2) { onBoundary = true; break }
                     if y1 == qy && y2 == qy {
@@ -340,18 +366,18 @@ final class PolygonLocator: Sendable {
     func referencesEqualStripeCounts() -> Bool {
         let references = cells.indices.map { cells[$0] == Self.boundary ? cellDetails[$0] & 3 : Self.noReference }
         return references == Self.references(cells: cells, columns: columns, minX: minX, minY: minY, scaleX: cellScaleX,
-                                             scaleY: cellScaleY, edges: edges, stripeCount: stripeCount, stripeScale: stripeScale,
+                                             scaleY: cellScaleY, vertices: vertices, stripeCount: stripeCount, stripeScale: stripeScale,
                                              stripeStart: stripeStart, stripeEdges: stripeEdges)
     }
 
     /// Each boundary cell's reference: where its centre lies, by GEOS's count over the centre's stripe.
     private static func references(cells: [UInt8], columns: Int, minX: Double, minY: Double, scaleX: Double, scaleY: Double,
-                                   edges: [Double], stripeCount: Int, stripeScale: Double,
+                                   vertices: [Double], stripeCount: Int, stripeScale: Double,
                                    stripeStart: [Int32], stripeEdges: [Int32]) -> [UInt8] {
         var references = [UInt8](repeating: noReference, count: cells.count)
         for cell in cells.indices where cells[cell] == boundary {
             let (qx, qy) = centre(column: cell % columns, row: cell / columns, minX: minX, minY: minY, scaleX: scaleX, scaleY: scaleY)
-            switch rayCrossingLocation(qx, qy, edges: edges, stripeCount: stripeCount, stripeScale: stripeScale, minY: minY,
+            switch rayCrossingLocation(qx, qy, vertices: vertices, stripeCount: stripeCount, stripeScale: stripeScale, minY: minY,
                                        stripeStart: stripeStart, stripeEdges: stripeEdges) {
             case .inside: references[cell] = inside
             case .outside: references[cell] = outside
@@ -510,10 +536,10 @@ final class PolygonLocator: Sendable {
                 list.withUnsafeBufferPointer { list in
                     // (A point is open only in a boundary cell, which lists its edges: none is empty.)
                     let detailBase = details.baseAddress!, startBase = start.baseAddress!
-                    let listBase = list.baseAddress!, edgeBase = edges.withUnsafeBufferPointer { $0.baseAddress! }
+                    let listBase = list.baseAddress!, edgeBase = vertices.withUnsafeBufferPointer { $0.baseAddress! }
                     for n in 0..<openCount {
                         if n + Self.edgesAhead < openCount {
-                            perimeter_prefetch(edgeBase + 4 * Int(list[Int(start[Int(openCells[n + Self.edgesAhead])])]))
+                            perimeter_prefetch(edgeBase + 2 * Int(list[Int(start[Int(openCells[n + Self.edgesAhead])])]))
                         }
                         if n + Self.listAhead < openCount {
                             perimeter_prefetch(listBase + Int(start[Int(openCells[n + Self.listAhead])]))
@@ -587,10 +613,10 @@ final class PolygonLocator: Sendable {
         let (qx, qy) = Self.centre(column: cell % columns, row: cell / columns, minX: minX, minY: minY, scaleX: cellScaleX, scaleY: cellScaleY)
         let start = Int(edgeStart[cell]), end = Int(edgeStart[cell + 1])
         var inside = reference == Self.inside
-        let found: Bool? = edges.withUnsafeBufferPointer { e in
+        let found: Bool? = vertices.withUnsafeBufferPointer { e in
             edgeList.withUnsafeBufferPointer { list in
                 for i in start..<end {
-                    let base = Int(list[i]) * 4
+                    let base = Int(list[i]) * 2
                     let x1 = e[base], y1 = e[base + 1], x2 = e[base + 2], y2 = e[base + 3]
                     if (x == x1 && y == y1) || (x == x2 && y == y2) { return true }  // p on a vertex
                     if y1 == y && y2 == y {  // along the row: p or m on it, else it crosses nothing
@@ -656,7 +682,7 @@ final class PolygonLocator: Sendable {
         let beyond = rightward ? (right < rowEnd ? right : nil) : (left >= rowStart ? left : nil)
         var crossings = beyond.map { cells[$0] == Self.inside } == true ? 1 : 0
         let sign = rightward ? 1.0 : -1.0
-        return self.edges.withUnsafeBufferPointer { e in
+        return vertices.withUnsafeBufferPointer { e in
             for n in 0..<(hi - lo) {
                 let k = rightward ? lo + n : hi - 1 - n
                 // Both lists ascend by edge number: walk the previous cell's alongside, to skip edges
@@ -668,7 +694,7 @@ final class PolygonLocator: Sendable {
                     let edge = list[i]
                     while previous < previousEnd && list[previous] < edge { previous += 1 }
                     if previous < previousEnd && list[previous] == edge { continue }
-                    let base = Int(edge) * 4
+                    let base = Int(edge) * 2
                     switch Self.crossing(sign * x, y, sign * e[base], e[base + 1], sign * e[base + 2], e[base + 3]) {
                     case .onBoundary: return true
                     case .crosses: crossings += 1
@@ -709,15 +735,15 @@ final class PolygonLocator: Sendable {
 
     /// The answer without the raster: GEOS's ray-crossing count over the edges of the point's stripe.
     func stripeCovers(_ x: Double, _ y: Double) -> Bool {
-        Self.rayCrossingCovers(x, y, edges: self.edges, stripeCount: stripeCount, stripeScale: stripeScale, minY: minY,
+        Self.rayCrossingCovers(x, y, vertices: vertices, stripeCount: stripeCount, stripeScale: stripeScale, minY: minY,
                                stripeStart: self.stripeStart, stripeEdges: self.stripeEdges)
     }
 
     /// GEOS's `RayCrossingCounter.countSegment` over the edges of the point's stripe.
     @inline(__always)
-    private static func rayCrossingCovers(_ x: Double, _ y: Double, edges: [Double], stripeCount: Int, stripeScale: Double,
+    private static func rayCrossingCovers(_ x: Double, _ y: Double, vertices: [Double], stripeCount: Int, stripeScale: Double,
                                           minY: Double, stripeStart: [Int32], stripeEdges: [Int32]) -> Bool {
-        rayCrossingLocation(x, y, edges: edges, stripeCount: stripeCount, stripeScale: stripeScale, minY: minY,
+        rayCrossingLocation(x, y, vertices: vertices, stripeCount: stripeCount, stripeScale: stripeScale, minY: minY,
                             stripeStart: stripeStart, stripeEdges: stripeEdges) != .outside
     }
 
@@ -727,14 +753,14 @@ final class PolygonLocator: Sendable {
     }
 
     /// Where GEOS's count over the edges of the point's stripe puts it.
-    private static func rayCrossingLocation(_ x: Double, _ y: Double, edges: [Double], stripeCount: Int, stripeScale: Double,
+    private static func rayCrossingLocation(_ x: Double, _ y: Double, vertices: [Double], stripeCount: Int, stripeScale: Double,
                                             minY: Double, stripeStart: [Int32], stripeEdges: [Int32]) -> Location {
         let k = min(stripeCount - 1, max(0, Int((y - minY) * stripeScale)))
         var crossings = 0
-        return edges.withUnsafeBufferPointer { e in
+        return vertices.withUnsafeBufferPointer { e in
             stripeEdges.withUnsafeBufferPointer { list in
                 for i in Int(stripeStart[k])..<Int(stripeStart[k + 1]) {
-                    let base = Int(list[i]) * 4
+                    let base = Int(list[i]) * 2
                     switch crossing(x, y, e[base], e[base + 1], e[base + 2], e[base + 3]) {
                     case .onBoundary: return .boundary
                     case .crosses: crossings += 1
@@ -805,16 +831,11 @@ final class PolygonLocator: Sendable {
     /// when the nearest lies beyond the box; infinity if none do.
     func nearestBoundaryDistance(from c: Coordinate, within box: BoundingBox) -> Double {
         var frame = NearestPointFrame(c)
-        if edges.count <= 4 * Self.fewEdges {
+        if edgeCount <= Self.fewEdges {
             // A few edges: all of them, each once, cost less than finding those in the box (which,
             // for the cover grid's boxes, are most of them, some several times over). Edges beyond
             // the box can only lower the result: still the nearest boundary distance.
-            let e = self.edges
-            var i = 0
-            while i < e.count {
-                frame.consider(e[i], e[i + 1], e[i + 2], e[i + 3])
-                i += 4
-            }
+            forEveryEdge { x1, y1, x2, y2 in frame.consider(x1, y1, x2, y2) }
         } else {
             forEachEdge(near: box) { x1, y1, x2, y2 in
                 frame.consider(x1, y1, x2, y2)
@@ -832,10 +853,10 @@ final class PolygonLocator: Sendable {
     private func forEachListedEdge<Index: FixedWidthInteger>(rows: ClosedRange<Int>, columns cellColumns: ClosedRange<Int>,
                                                             start: [Index], list: [Index],
                                                             _ body: (Double, Double, Double, Double) -> Bool) {
-        let edges = self.edges
-        // An edge runs through several adjacent cells: a polygon of at most 64 edges marks
-        // those it has given, so that each is measured once.
-        let marksEdges = edges.count <= 4 * 64
+        let edges = vertices
+        // An edge runs through several adjacent cells: a polygon whose edges are numbered below 64
+        // (by their first vertex) marks those it has given, so that each is measured once.
+        let marksEdges = edges.count <= 2 * 64
         var given: UInt64 = 0
         for r in rows {
             for col in cellColumns {
@@ -847,7 +868,7 @@ final class PolygonLocator: Sendable {
                         if given & bit != 0 { continue }
                         given |= bit
                     }
-                    let base = edge * 4
+                    let base = edge * 2
                     if !body(edges[base], edges[base + 1], edges[base + 2], edges[base + 3]) { return }
                 }
             }
@@ -860,7 +881,7 @@ final class PolygonLocator: Sendable {
     private func forEachEdge(near box: BoundingBox, _ body: (Double, Double, Double, Double) -> Bool) {
         let lowY = max(box.minLatitude, minY), highY = min(box.maxLatitude, maxY)
         guard lowY <= highY else { return }
-        let edges = self.edges
+        let edges = vertices
         // A box over few raster cells: the edges through those cells are every edge inside it.
         if box.minLongitude >= -180, box.maxLongitude <= 180 {
             let lowX = max(box.minLongitude, minX), highX = min(box.maxLongitude, maxX)
@@ -881,7 +902,7 @@ final class PolygonLocator: Sendable {
         let stripeStart = self.stripeStart, stripeEdges = self.stripeEdges
         for k in k0...k1 {
             for i in Int(stripeStart[k])..<Int(stripeStart[k + 1]) {
-                let base = Int(stripeEdges[i]) * 4
+                let base = Int(stripeEdges[i]) * 2
                 let x1 = edges[base], y1 = edges[base + 1], x2 = edges[base + 2], y2 = edges[base + 3]
                 // Edges wholly outside the box in longitude (either way round) cannot come closer.
                 if max(x1, x2) < box.minLongitude - 360 || min(x1, x2) > box.maxLongitude + 360 { continue }

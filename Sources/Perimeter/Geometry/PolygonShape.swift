@@ -45,12 +45,7 @@ struct PolygonShape: Sendable {
     /// through the locator's indexes; this plain scan is its oracle.
     func distanceToBoundary(from c: Coordinate) -> Double {
         var frame = NearestPointFrame(c)
-        let e = locator.edges
-        var i = 0
-        while i < e.count {
-            frame.consider(e[i], e[i + 1], e[i + 2], e[i + 3])
-            i += 4
-        }
+        locator.forEveryEdge { x1, y1, x2, y2 in frame.consider(x1, y1, x2, y2) }
         return frame.nearest.map { Geodesy.distance(c, $0) } ?? .infinity
     }
 }

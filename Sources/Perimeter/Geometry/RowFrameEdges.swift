@@ -10,37 +10,51 @@ import Foundation
 /// are written, never a turn round the antimeridian, so it is for polygons clear of it (the caller
 /// checks). `load` reuses its arrays from row to row.
 struct RowFrameEdges {
-    /// Per edge: its start's offset from (`originLongitude`, the row's latitude) in metres, its
-    /// extent in metres, and the reciprocal of that extent's squared length (0 for a point): a
-    /// multiplication per edge and cell where a division cost several times as much.
-    private var startX: [Double] = [], startY: [Double] = []
-    private var extentX: [Double] = [], extentY: [Double] = []
-    private var inverseLengthSquared: [Double] = []
-    private var edges: [Double] = []
+    /// One edge in the row's frame: its start's offset from (`originLongitude`, the row's latitude)
+    /// in metres, its extent in metres, and the reciprocal of that extent's squared length (0 for a
+    /// point): a multiplication per edge and cell where a division cost several times as much.
+    private struct FrameEdge {
+        var startX = 0.0, startY = 0.0, extentX = 0.0, extentY = 0.0, inverseLengthSquared = 0.0
+    }
+
+    private var frameEdges: [FrameEdge] = []
+    /// The polygon's vertices, and each edge's first vertex's position among them (`PolygonLocator`).
+    private var vertices: [Double] = []
+    private var bases: [Int] = []
+    /// The locator whose edges `vertices` and `bases` hold (each row of a polygon loads it again).
+    private var loaded: PolygonLocator?
     private var latitude = 0.0
     private var originLongitude = 0.0
     private var kx = 0.0
     private let ky = Geodesy.metresPerDegree
 
-    /// Sets up `edges` (`x1, y1, x2, y2` in degrees, as `PolygonLocator.edges`) in the frame of
-    /// `latitude`, longitudes measured from `originLongitude`.
-    mutating func load(_ edges: [Double], latitude: Double, originLongitude: Double) {
-        self.edges = edges
+    /// Sets up the edges of `locator` (in degrees) in the frame of `latitude`, longitudes measured
+    /// from `originLongitude`.
+    mutating func load(_ locator: PolygonLocator, latitude: Double, originLongitude: Double) {
+        if loaded !== locator { take(locator) }
         self.latitude = latitude
         self.originLongitude = originLongitude
-        kx = Geodesy.metresPerDegree * cos(latitude * Geodesy.radiansPerDegree)
-        let count = edges.count / 4
-        if startX.count != count {
-            for k in [\Self.startX, \.startY, \.extentX, \.extentY, \.inverseLengthSquared] { self[keyPath: k] = [Double](repeating: 0, count: count) }
+        let kx = Geodesy.metresPerDegree * cos(latitude * Geodesy.radiansPerDegree), ky = self.ky
+        self.kx = kx
+        let v = vertices, bases = self.bases
+        if frameEdges.count != bases.count { frameEdges = Array(repeating: FrameEdge(), count: bases.count) }
+        frameEdges.withUnsafeMutableBufferPointer { edges in
+            for e in edges.indices {
+                let b = bases[e]
+                let dx = (v[b + 2] - v[b]) * kx, dy = (v[b + 3] - v[b + 1]) * ky
+                let l2 = dx * dx + dy * dy
+                edges[e] = FrameEdge(startX: (v[b] - originLongitude) * kx, startY: (v[b + 1] - latitude) * ky,
+                                     extentX: dx, extentY: dy, inverseLengthSquared: l2 > 0 ? 1 / l2 : 0)
+            }
         }
-        for e in 0..<count {
-            let ax = (edges[4 * e] - originLongitude) * kx, ay = (edges[4 * e + 1] - latitude) * ky
-            let dx = (edges[4 * e + 2] - edges[4 * e]) * kx, dy = (edges[4 * e + 3] - edges[4 * e + 1]) * ky
-            startX[e] = ax; startY[e] = ay
-            extentX[e] = dx; extentY[e] = dy
-            let l2 = dx * dx + dy * dy
-            inverseLengthSquared[e] = l2 > 0 ? 1 / l2 : 0
-        }
+    }
+
+    /// Keeps `locator`'s vertices and the position of each edge's first vertex among them.
+    private mutating func take(_ locator: PolygonLocator) {
+        loaded = locator
+        vertices = locator.vertices
+        bases.removeAll(keepingCapacity: true)
+        locator.forEveryEdgeNumber { bases.append(2 * $0) }
     }
 
     /// The boundary point nearest (in the frame) to the point of the row's latitude at `longitude`;
@@ -48,9 +62,10 @@ struct RowFrameEdges {
     func nearestPoint(toLongitude longitude: Double) -> Coordinate? {
         let x = (longitude - originLongitude) * kx
         var best = Double.infinity, bestEdge = -1, bestT = 0.0
-        for e in startX.indices {
-            let ax = startX[e] - x, ay = startY[e], dx = extentX[e], dy = extentY[e]
-            let t = min(1, max(0, -(ax * dx + ay * dy) * inverseLengthSquared[e]))
+        for e in frameEdges.indices {
+            let edge = frameEdges[e]
+            let ax = edge.startX - x, ay = edge.startY, dx = edge.extentX, dy = edge.extentY
+            let t = min(1, max(0, -(ax * dx + ay * dy) * edge.inverseLengthSquared))
             let px = ax + t * dx, py = ay + t * dy
             let d2 = px * px + py * py
             if d2 < best {
@@ -60,8 +75,9 @@ struct RowFrameEdges {
             }
         }
         guard bestEdge >= 0 else { return nil }
-        let lon1 = edges[4 * bestEdge], lat1 = edges[4 * bestEdge + 1]
-        return Coordinate(latitude: lat1 + bestT * (edges[4 * bestEdge + 3] - lat1),
-                          longitude: lon1 + bestT * (edges[4 * bestEdge + 2] - lon1))
+        let b = bases[bestEdge]
+        let lon1 = vertices[b], lat1 = vertices[b + 1]
+        return Coordinate(latitude: lat1 + bestT * (vertices[b + 3] - lat1),
+                          longitude: lon1 + bestT * (vertices[b + 2] - lon1))
     }
 }

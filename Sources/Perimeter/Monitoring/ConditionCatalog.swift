@@ -128,7 +128,7 @@ struct ConditionCatalog: Sendable {
             guard polygonShapes.count < Geographic.slotLimit else { throw .tooManyConditions(limit: Int(Geographic.slotLimit)) }
             let shape = polygonShape ?? PolygonShape(polygon.polygons)
             polygonShapes.append(shape)
-            polygonBytes += shape.locator.edges.count * MemoryLayout<Double>.size * 3
+            polygonBytes += shape.locator.edgeCount * 4 * MemoryLayout<Double>.size * 3
             entry = addGeographic(identifier: identifier, isPolygon: true, slot: Int32(polygonShapes.count - 1),
                                   initialState: initialState)
         case .beacon(let beacon):
@@ -298,7 +298,7 @@ struct ConditionCatalog: Sendable {
         let s = geographic[Int(i)]
         guard s.isPolygon else { return nil }
         let shape = polygonShapes[Int(s.slot)]
-        guard shape.locator.edges.count <= 4 * PolygonLocator.fewEdges,
+        guard shape.locator.edgeCount <= PolygonLocator.fewEdges,
               shape.boundingBox.minLongitude > -179, shape.boundingBox.maxLongitude < 179 else { return nil }
         return shape
     }

@@ -238,7 +238,7 @@ struct CoverGrid: Sendable, Equatable {
                 var rowEdges = RowFrameEdges()
                 for r in r0...r1 {
                     let row = rowCentres[r]
-                    if let polygon { rowEdges.load(polygon.locator.edges, latitude: row.latitude, originLongitude: minLongitude) }
+                    if let polygon { rowEdges.load(polygon.locator, latitude: row.latitude, originLongitude: minLongitude) }
                     for c in c0...c1 {
                         let column = columnCentres[c]
                         let centre = Coordinate(latitude: row.latitude, longitude: column.longitude)
