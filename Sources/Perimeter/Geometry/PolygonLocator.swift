@@ -34,7 +34,7 @@ final class PolygonLocator: Sendable {
     /// first ring). With the vertices, the rings themselves (`polygons`): the catalogue keeps no copy.
     private let ringEdgeCounts: [Int32]
     /// Horizontal stripes: edges whose latitude range reaches stripe k are
-    /// stripeEdges[stripeStart[k] ..< stripeStart[k + 1]] (edge numbers).
+    /// stripeEdges[stripeStart[k] ..< stripeStart[k + 1]] (edge numbers: their first vertices).
     private let stripeStart: [Int32]
     private let stripeEdges: [Int32]
     /// Raster: cells[row * columns + column] is outside (0), inside (1) or boundary (2).
@@ -853,10 +853,10 @@ final class PolygonLocator: Sendable {
     private func forEachListedEdge<Index: FixedWidthInteger>(rows: ClosedRange<Int>, columns cellColumns: ClosedRange<Int>,
                                                             start: [Index], list: [Index],
                                                             _ body: (Double, Double, Double, Double) -> Bool) {
-        let edges = vertices
+        let v = vertices
         // An edge runs through several adjacent cells: a polygon whose edges are numbered below 64
         // (by their first vertex) marks those it has given, so that each is measured once.
-        let marksEdges = edges.count <= 2 * 64
+        let marksEdges = v.count <= 2 * 64
         var given: UInt64 = 0
         for r in rows {
             for col in cellColumns {
@@ -869,7 +869,7 @@ final class PolygonLocator: Sendable {
                         given |= bit
                     }
                     let base = edge * 2
-                    if !body(edges[base], edges[base + 1], edges[base + 2], edges[base + 3]) { return }
+                    if !body(v[base], v[base + 1], v[base + 2], v[base + 3]) { return }
                 }
             }
         }
@@ -881,7 +881,7 @@ final class PolygonLocator: Sendable {
     private func forEachEdge(near box: BoundingBox, _ body: (Double, Double, Double, Double) -> Bool) {
         let lowY = max(box.minLatitude, minY), highY = min(box.maxLatitude, maxY)
         guard lowY <= highY else { return }
-        let edges = vertices
+        let v = vertices
         // A box over few raster cells: the edges through those cells are every edge inside it.
         if box.minLongitude >= -180, box.maxLongitude <= 180 {
             let lowX = max(box.minLongitude, minX), highX = min(box.maxLongitude, maxX)
@@ -903,7 +903,7 @@ final class PolygonLocator: Sendable {
         for k in k0...k1 {
             for i in Int(stripeStart[k])..<Int(stripeStart[k + 1]) {
                 let base = Int(stripeEdges[i]) * 2
-                let x1 = edges[base], y1 = edges[base + 1], x2 = edges[base + 2], y2 = edges[base + 3]
+                let x1 = v[base], y1 = v[base + 1], x2 = v[base + 2], y2 = v[base + 3]
                 // Edges wholly outside the box in longitude (either way round) cannot come closer.
                 if max(x1, x2) < box.minLongitude - 360 || min(x1, x2) > box.maxLongitude + 360 { continue }
                 if !box.overlapsLongitudes(min(x1, x2), max(x1, x2)) { continue }
