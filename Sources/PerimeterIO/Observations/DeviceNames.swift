@@ -58,6 +58,9 @@ struct DeviceNames {
 
     /// Forgets every name, keeping the storage.
     mutating func removeAll() {
+        // (A share's new names are emptied for every block, and most blocks have none: the slots,
+        // grown by the first block's, need no clearing then.)
+        guard !names.isEmpty else { return }
         names.removeAll(keepingCapacity: true)
         bytes.removeAll(keepingCapacity: true)
         offsets.removeAll(keepingCapacity: true)
