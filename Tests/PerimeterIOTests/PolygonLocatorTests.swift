@@ -207,15 +207,15 @@ import Testing
         #expect(decided > 5000)
     }
 
-    /// A polygon of few edges keeps each vertex once: its vertex list has no spare capacity (beyond
-    /// the allocator's rounding, less than a vertex), and its one stripe lists every edge once (40
-    /// edges over 40 stripes listed each edge six times).
+    /// A polygon of few edges keeps each vertex once: its vertex list has no spare capacity beyond the
+    /// allocator's rounding (glibc may hand back up to 31 bytes more than asked: under two vertices),
+    /// and its one stripe lists every edge once (40 edges over 40 stripes listed each edge six times).
     @Test func aSmallPolygonKeepsEachEdgeOnce() {
         var rng = SplitMix64(seed: 12)
         for n in [16, 40, 64, 65] {
             let locator = PolygonShape([Self.spiky(n, centre: Coordinate(latitude: 48.85, longitude: 2.35), radius: 0.004, rng: &rng)]).locator
             #expect(locator.edgeCount == n)
-            #expect(locator.vertices.capacity >= 2 * (n + 1) && locator.vertices.capacity < 2 * (n + 1) + 2)
+            #expect(locator.vertices.capacity >= 2 * (n + 1) && locator.vertices.capacity < 2 * (n + 1) + 4)
             if n <= PolygonLocator.fewStripedEdges {
                 #expect(locator.stripeEdgeCount == n)
             } else {
