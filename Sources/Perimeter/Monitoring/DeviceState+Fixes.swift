@@ -177,7 +177,7 @@ extension DeviceState {
         guard moved < share + anchor.farBudget else { return false }
         let confirmation = policy.spans.confirmation
         var frame = FixFrame(fix.coordinate, margin: margin)
-        scratch.changes.removeAll(keepingCapacity: true)
+        scratch.emptyChanges()
         let farBudget = anchor.farBudget - moved
         var budget = farBudget, isValid = true
         // The fix's cover-grid cell, found for the first term that needs it.
