@@ -18,11 +18,10 @@ struct RowFrameEdges {
     }
 
     private var frameEdges: [FrameEdge] = []
-    /// The polygon's vertices, and each edge's first vertex's position among them (`PolygonLocator`).
-    private var vertices: [Double] = []
-    private var bases: [Int] = []
-    /// The locator whose edges `vertices` and `bases` hold (each row of a polygon loads it again).
+    /// The locator loaded (each row of a polygon loads it again), and each of its edges' first
+    /// vertex's position among its `vertices`.
     private var loaded: PolygonLocator?
+    private var bases: [Int] = []
     private var latitude = 0.0
     private var originLongitude = 0.0
     private var kx = 0.0
@@ -36,7 +35,7 @@ struct RowFrameEdges {
         self.originLongitude = originLongitude
         let kx = Geodesy.metresPerDegree * cos(latitude * Geodesy.radiansPerDegree), ky = self.ky
         self.kx = kx
-        let v = vertices, bases = self.bases
+        let v = locator.vertices, bases = self.bases
         if frameEdges.count != bases.count { frameEdges = Array(repeating: FrameEdge(), count: bases.count) }
         frameEdges.withUnsafeMutableBufferPointer { edges in
             for e in edges.indices {
@@ -49,10 +48,9 @@ struct RowFrameEdges {
         }
     }
 
-    /// Keeps `locator`'s vertices and the position of each edge's first vertex among them.
+    /// Keeps `locator` and the position of each of its edges' first vertex among its vertices.
     private mutating func take(_ locator: PolygonLocator) {
         loaded = locator
-        vertices = locator.vertices
         bases.removeAll(keepingCapacity: true)
         locator.forEveryEdgeNumber { bases.append(2 * $0) }
     }
@@ -74,7 +72,7 @@ struct RowFrameEdges {
                 bestT = t
             }
         }
-        guard bestEdge >= 0 else { return nil }
+        guard bestEdge >= 0, let vertices = loaded?.vertices else { return nil }
         let b = bases[bestEdge]
         let lon1 = vertices[b], lat1 = vertices[b + 1]
         return Coordinate(latitude: lat1 + bestT * (vertices[b + 3] - lat1),

@@ -170,16 +170,12 @@ public struct JSONParser {
     /// pass over all of it that no other thread shares.
     private mutating func skipToStructuralByte() {
         guard let base = bytes.baseAddress else { return }
-        /// 0x80 in each byte of `word` that is zero, and maybe in later ones; the lowest is exact.
-        func zeroBytes(_ word: UInt64) -> UInt64 {
-            (word &- 0x0101_0101_0101_0101) & ~word & 0x8080_8080_8080_8080
-        }
         var p = position
         while p + 8 <= bytes.count {
-            let word = UInt64(littleEndian: UnsafeRawPointer(base + p).loadUnaligned(as: UInt64.self))
+            let word = ByteWord.load(base + p)
             // `[`, `]`, `{`, `}` (and Y, _, y, DEL) are the bytes that OR 0x26 makes 0x7F.
-            let found = zeroBytes((word | 0x2626_2626_2626_2626) ^ 0x7F7F_7F7F_7F7F_7F7F)
-                | zeroBytes(word ^ 0x2222_2222_2222_2222) | zeroBytes(word ^ 0x0A0A_0A0A_0A0A_0A0A)
+            let found = ByteWord.bytes(word | 0x2626_2626_2626_2626, equalTo: 0x7F)
+                | ByteWord.bytes(word, equalTo: UInt8(ascii: "\"")) | ByteWord.bytes(word, equalTo: UInt8(ascii: "\n"))
             if found != 0 {
                 p += found.trailingZeroBitCount >> 3
                 break

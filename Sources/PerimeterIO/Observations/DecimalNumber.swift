@@ -58,7 +58,7 @@ enum DecimalNumber {
         let negative = base[i] == UInt8(ascii: "-")
         if negative { i += 1 }
         guard i + shortReach <= readable else { return nil }
-        let integerWord = loadWord(base + i)
+        let integerWord = ByteWord.load(base + i)
         // (Digits past the number's buffer do not count: it ends there.)
         let integerDigits = min(digitCount(integerWord), n.count - i)
         // Leading zeros ("01") are the full parser's to refuse.
@@ -71,7 +71,7 @@ enum DecimalNumber {
             return (negative ? -value : value, j)
         }
         j += 1
-        let first = loadWord(base + j), second = loadWord(base + j + 8)
+        let first = ByteWord.load(base + j), second = ByteWord.load(base + j + 8)
         let firstDigits = digitCount(first)
         var fractionDigits = min(firstDigits < 8 ? firstDigits : 8 + digitCount(second), n.count - j)
         // Sixteen digits end the fraction only if no digit follows them.
@@ -80,17 +80,11 @@ enum DecimalNumber {
         let end = j + fractionDigits
         if end < n.count, base[end] | 0x20 == UInt8(ascii: "e") { return nil }
         let fraction = fractionDigits <= 8 ? swar(first, fractionDigits)
-            : swar(first, 8) &* runScales[fractionDigits - 8] &+ swar(second, fractionDigits - 8)
+            : swar(first, 8) &* powersOfTen[fractionDigits - 8] &+ swar(second, fractionDigits - 8)
         let significand = integer &* powersOfTen[fractionDigits] &+ fraction
         if significand == 0 { return (negative ? -0.0 : 0.0, end) }
         guard let value = exact(significand, -fractionDigits) else { return nil }
         return (negative ? -value : value, end)
-    }
-
-    /// The eight bytes at `p`, the first the lowest.
-    @inline(__always)
-    static func loadWord(_ p: UnsafePointer<UInt8>) -> UInt64 {
-        UInt64(littleEndian: UnsafeRawPointer(p).loadUnaligned(as: UInt64.self))
     }
 
     /// How many of a word's bytes, from the first, are ASCII digits (0 ... 8). A byte `b` is flagged
@@ -114,10 +108,8 @@ enum DecimalNumber {
         return (v &* 10_000 &+ (v &>> 32)) & 0x0000_0000_FFFF_FFFF
     }
 
-    /// 10^k for k in 0 ... 8.
-    static let runScales: [UInt64] = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000]
     /// 10^k for k in 0 ... 16.
-    private static let powersOfTen: [UInt64] = [
+    static let powersOfTen: [UInt64] = [
         1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000, 1_000_000_000, 10_000_000_000,
         100_000_000_000, 1_000_000_000_000, 10_000_000_000_000, 100_000_000_000_000, 1_000_000_000_000_000,
         10_000_000_000_000_000,
@@ -178,16 +170,11 @@ enum DecimalNumber {
     @inline(__always)
     static func eightDigits(_ n: UnsafeBufferPointer<UInt8>, at i: Int) -> UInt64? {
         guard i + 8 <= n.count, let base = n.baseAddress else { return nil }
-        let chunk = UInt64(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self))
+        let chunk = ByteWord.load(base + i)
         // Every byte in 0x30 ... 0x39: high nibble 3, and still 3 after adding 6.
         guard chunk & 0xF0F0_F0F0_F0F0_F0F0 == 0x3030_3030_3030_3030,
               (chunk &+ 0x0606_0606_0606_0606) & 0xF0F0_F0F0_F0F0_F0F0 == 0x3030_3030_3030_3030 else { return nil }
-        // The first digit is the lowest byte: combine pairs, then fours, then the eight.
-        var v = chunk & 0x0F0F_0F0F_0F0F_0F0F
-        v = (v &* 10 &+ (v >> 8)) & 0x00FF_00FF_00FF_00FF
-        v = (v &* 100 &+ (v >> 16)) & 0x0000_FFFF_0000_FFFF
-        v = (v &* 10_000 &+ (v >> 32)) & 0x0000_0000_FFFF_FFFF
-        return v
+        return swar(chunk, 8)
     }
 
     /// `eightDigits(_:at:)` for four bytes.

@@ -181,11 +181,10 @@ enum PlainRecordDecoder {
         guard i < b.count, b[i] == UInt8(ascii: "\""), let base = b.baseAddress else { return nil }
         let start = i + 1
         var j = start
-        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
         while j + 8 <= readable {
-            let word = DecimalNumber.loadWord(base + j)
-            let quote = word ^ (ones &* 0x22), backslash = word ^ (ones &* 0x5C)
-            let found = ((quote &- ones) & ~quote | (backslash &- ones) & ~backslash | (word &- ones &* 0x20) & ~word) & highs
+            let word = ByteWord.load(base + j)
+            let found = ByteWord.bytes(word, equalTo: UInt8(ascii: "\"")) | ByteWord.bytes(word, equalTo: UInt8(ascii: "\\"))
+                | ByteWord.bytes(word, below: 0x20)
             if found != 0 {
                 j += found.trailingZeroBitCount &>> 3
                 guard j < b.count, base[j] == UInt8(ascii: "\"") else { return nil }
@@ -318,11 +317,9 @@ enum PlainRecordDecoder {
     static func commaOrQuote(_ b: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
         var i = start
         if let base = b.baseAddress {
-            let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
             while i + 8 <= b.count {
-                let word = UInt64(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self))
-                let comma = word ^ (ones &* UInt64(UInt8(ascii: ","))), quote = word ^ (ones &* UInt64(UInt8(ascii: "\"")))
-                let found = ((comma &- ones) & ~comma | (quote &- ones) & ~quote) & highs
+                let word = ByteWord.load(base + i)
+                let found = ByteWord.bytes(word, equalTo: UInt8(ascii: ",")) | ByteWord.bytes(word, equalTo: UInt8(ascii: "\""))
                 if found != 0 { return i + found.trailingZeroBitCount / 8 }
                 i += 8
             }

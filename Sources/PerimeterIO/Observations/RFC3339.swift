@@ -105,18 +105,18 @@ public enum RFC3339 {
     private static func shortUnixSeconds(_ b: UnsafeBufferPointer<UInt8>, from i: Int, readable: Int) -> (Timestamp, end: Int)? {
         guard let base = b.baseAddress.map({ $0 + i }), i + 32 <= readable else { return nil }
         let count = b.count - i
-        let first = DecimalNumber.loadWord(base), firstDigits = DecimalNumber.digitCount(first)
-        let second = DecimalNumber.loadWord(base + 8)
+        let first = ByteWord.load(base), firstDigits = DecimalNumber.digitCount(first)
+        let second = ByteWord.load(base + 8)
         let digits = min(firstDigits < 8 ? firstDigits : 8 + DecimalNumber.digitCount(second), count)
         guard digits > 0, digits <= 11 else { return nil }
         let whole = digits <= 8 ? DecimalNumber.swar(first, digits)
-            : DecimalNumber.swar(first, 8) &* DecimalNumber.runScales[digits - 8] &+ DecimalNumber.swar(second, digits - 8)
+            : DecimalNumber.swar(first, 8) &* DecimalNumber.powersOfTen[digits - 8] &+ DecimalNumber.swar(second, digits - 8)
         var nanos: UInt64 = 0, end = digits
         if digits < count, base[digits] == UInt8(ascii: ".") {
-            let fraction = DecimalNumber.loadWord(base + digits + 1)
+            let fraction = ByteWord.load(base + digits + 1)
             let fractionDigits = min(DecimalNumber.digitCount(fraction), count - digits - 1)
             guard fractionDigits > 0 else { return nil }
-            nanos = DecimalNumber.swar(fraction, fractionDigits) &* DecimalNumber.runScales[9 - fractionDigits]
+            nanos = DecimalNumber.swar(fraction, fractionDigits) &* DecimalNumber.powersOfTen[9 - fractionDigits]
             end = digits + 1 + fractionDigits
         }
         let (seconds, overflow) = Int64(whole).multipliedReportingOverflow(by: 1_000_000_000)
