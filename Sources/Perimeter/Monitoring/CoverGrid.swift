@@ -124,7 +124,7 @@ struct CoverGrid: Sendable, Equatable {
     static let maximumCells = 1 << 24
     static let maximumCellsPerCondition = 4096
     /// The entry budget, as `init` estimates entries (a box's worth per condition; a circle takes some
-    /// 15 % fewer): it caps the grid at about 24 bytes a condition at a million circles, where the
+    /// 15 % fewer): it caps the grid at about 28 bytes a condition at a million circles (24 of them entries), where the
     /// grid is the largest part of a circle's memory. 2²⁴ made stateless queries there some 10 %
     /// faster, and stateful ones 3–5 %, for 34 bytes a circle more (RESULTS); smaller catalogues do not
     /// reach the budget.
