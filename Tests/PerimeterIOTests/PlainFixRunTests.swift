@@ -54,6 +54,37 @@ import PerimeterTestSupport
         return (items, plain)
     }
 
+    /// `inRuns` as the tool reads: the engine's records appended to one list that is never emptied
+    /// (the first share writes to it directly), each device numbered to the engine through a map that
+    /// is not the reader's own numbering.
+    static func inRunsAsEngineRecords(_ path: String, threads: Int, seed: UInt64) throws -> (items: [Item], plain: Int) {
+        var reader = try ObservationReader(path: path)
+        reader.threads = max(1, threads)
+        var rng = SplitMix64(seed: seed)
+        var items: [Item] = [], plain = 0
+        var records: [FixRecord] = [], deviceIDs: [DeviceID] = [], names: [Int32: String] = [:]
+        while true {
+            let limit = Bool.random(using: &rng) ? Int.random(in: 1...3000, using: &rng) : Int.random(in: 1...40_000, using: &rng)
+            if threads == 0 { reader.threads = Int.random(in: 1...4, using: &rng) }
+            let before = records.count
+            let n = reader.readPlainFixes(into: &records, limit: limit, deviceIDs: &deviceIDs) { number, name in
+                #expect(Int(number) == names.count)
+                let id = DeviceID(index: 7 + 2 * number)
+                names[id.index] = name
+                return id
+            }
+            #expect(records.count == before + n)
+            if n > 0 {
+                plain += n
+                items += records[before...].map { .record(device: names[$0.device.index] ?? "?", observation: .fix($0.fix), line: $0.cause) }
+                continue
+            }
+            guard let next = reader.next() else { break }
+            items.append(item(next))
+        }
+        return (items, plain)
+    }
+
     static func item(_ result: Result<ObservationRecord, InputError>) -> Item {
         switch result {
         case .success(let r): .record(device: r.device, observation: r.observation, line: r.line)
@@ -125,6 +156,20 @@ import PerimeterTestSupport
         }
         #expect(oracle.contains { if case .error = $0 { true } else { false } })
         #expect(oracle.contains { if case .record(let device, _, _) = $0 { device.hasPrefix("L") } else { false } })
+    }
+
+    @Test(arguments: [false, true], [3, 0])
+    func engineRecordsAppendedToOneListReadWhatOneAtATimeReads(csv: Bool, threads: Int) throws {
+        var lines = Self.records(csv: csv, count: 40_000, seed: csv ? 23 : 24)
+        if csv { lines.insert("type,device,t,lat,lon,accuracy,speed,uuid,major,minor,rssi", at: 0) }
+        let path = try Fixture.write(lines.joined(separator: "\n"), named: csv ? "engine-runs.csv" : "engine-runs.jsonl")
+        let oracle = try Self.oneAtATime(path)
+        let (items, plain) = try Self.inRunsAsEngineRecords(path, threads: threads, seed: 6)
+        #expect(items.count == oracle.count)
+        #expect(plain > 36_000)
+        if let k = zip(items, oracle).enumerated().first(where: { $0.element.0 != $0.element.1 })?.offset {
+            Issue.record("first difference at item \(k): \(items[k]) against \(oracle[k])")
+        }
     }
 }
 

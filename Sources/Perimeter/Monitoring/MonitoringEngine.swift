@@ -421,4 +421,7 @@ public struct MonitoringEngine: Sendable {
 /// A device named once by `MonitoringEngine.deviceID(_:)`, so that records need no name lookup.
 public struct DeviceID: Hashable, Sendable {
     public let index: Int32
+
+    /// (For the tool's reader, which makes engine records in parallel with numbers of its own.)
+    package init(index: Int32) { self.index = index }
 }

@@ -111,11 +111,6 @@ public enum BatchEvaluation {
             if Int(number) >= deviceIDs.count { nameDevices(&engine) }
             return deviceIDs[Int(number)]
         }
-        /// `deviceID(number:_:)` while the reader is reading: it hands over the names it has numbered.
-        func deviceID(number: Int32, names: [String], _ engine: inout MonitoringEngine) -> DeviceID {
-            while Int(number) >= deviceIDs.count { deviceIDs.append(engine.deviceID(names[deviceIDs.count])) }
-            return deviceIDs[Int(number)]
-        }
 
         // Consecutive fixes, and consecutive sightings, go through the engine's batch paths (same
         // events, geometry computed cell by cell, devices sharded across its threads); any other
@@ -285,15 +280,10 @@ public enum BatchEvaluation {
             // one record at a time.
             let room = Self.batchSize - pending.count
             // (While sightings are pending, a fix comes through next(), which applies them first.)
-            // (The devices named so far read from a constant: a record of a new one, rare after the
-            // first blocks, takes the way that names it. Through that way every record made the
-            // serial merge of decoded fixes 3× as slow.)
-            let named = deviceIDs
-            let plain = !pendingSightings.isEmpty ? 0 : observations.readPlainFixes(into: &pending, limit: keepTexts ? 1 : room) { p, names in
-                let n = Int(p.deviceNumber)
-                return FixRecord(device: n < named.count ? named[n] : deviceID(number: p.deviceNumber, names: names, &engine),
-                                 fix: p.fix, cause: p.line)
-            }
+            let plain = !pendingSightings.isEmpty ? 0
+                : observations.readPlainFixes(into: &pending, limit: keepTexts ? 1 : room, deviceIDs: &deviceIDs) { _, name in
+                    engine.deviceID(name)
+                }
             if plain > 0 {
                 summary.recordsRead += plain
                 if keepTexts { pendingTexts.append(observations.currentLineText) }

@@ -85,17 +85,26 @@ public struct ObservationReader: ~Copyable {
     /// `threads` > 1, long runs are decoded a block at a time in parallel. Returns how many it read;
     /// 0 until `next()` has met the first line (the format, and a CSV header).
     public mutating func readPlainFixes(into fixes: inout [PlainFixRecord], limit: Int) -> Int {
-        readPlainFixes(into: &fixes, limit: limit) { record, _ in record }
+        // The engine's records with the reader's own numbers for devices.
+        var records: [FixRecord] = [], numbers: [DeviceID] = []
+        let count = readPlainFixes(into: &records, limit: limit, deviceIDs: &numbers) { number, _ in DeviceID(index: number) }
+        fixes += records.map { PlainFixRecord(deviceNumber: $0.device.index, fix: $0.fix, line: $0.cause) }
+        return count
     }
 
-    /// `readPlainFixes(into:limit:)`, each record appended as `make` makes it — given the fix with its
-    /// device numbered and its line, and the names the reader has numbered so far — so that a caller
-    /// can have its own records without copying a list of plain ones.
-    mutating func readPlainFixes<Record>(into fixes: inout [Record], limit: Int,
-                                         making make: (PlainFixRecord, _ names: [String]) -> Record) -> Int {
+    /// `readPlainFixes(into:limit:)` as the engine's records, appended to `records`, each caused by its
+    /// line: the caller's list is written by the decoding threads themselves, not copied into.
+    ///
+    /// - Parameters:
+    ///   - deviceIDs: the engine's device for each device number the reader gave (`deviceName(_:)`),
+    ///     extended here, in number order, to every number it has given.
+    ///   - name: the engine's device for a number and name not in `deviceIDs` yet.
+    mutating func readPlainFixes(into records: inout [FixRecord], limit: Int, deviceIDs: inout [DeviceID],
+                                 naming name: (Int32, String) -> DeviceID) -> Int {
         guard !failed, let format, format == .jsonLines || csvHeader != nil else { return 0 }
+        nameDevices(&deviceIDs, name)
         if threads > 1 && limit >= Self.parallelRun && !runsAreShort,
-           let count = readBlockOfPlainFixes(into: &fixes, limit: limit, format: format, making: make) {
+           let count = readBlockOfPlainFixes(into: &records, limit: limit, format: format, deviceIDs: &deviceIDs, naming: name) {
             return count
         }
         // Line by line; while runs are short, only as far as a parallel run would pay again.
@@ -109,18 +118,28 @@ public struct ObservationReader: ~Copyable {
                 lines.unreadLine()
                 break
             }
-            fixes.append(make(PlainFixRecord(deviceNumber: number, fix: fix, line: lines.lineNumber), devices.names))
+            if Int(number) == deviceIDs.count { nameDevices(&deviceIDs, name) }
+            records.append(FixRecord(device: deviceIDs[Int(number)], fix: fix, cause: lines.lineNumber))
             count += 1
         }
         if count == most { runsAreShort = false }
         return count
     }
 
-    /// One block of whole lines decoded by `threads` shares at once, then merged in order: new device
-    /// names numbered in order of first appearance, lines numbered, and everything from the first
-    /// line the fast path refused (or past `limit`) left unread. `nil` when no block could be taken.
-    private mutating func readBlockOfPlainFixes<Record>(into fixes: inout [Record], limit: Int, format: ObservationFormat,
-                                                        making make: (PlainFixRecord, [String]) -> Record) -> Int? {
+    /// Extends `deviceIDs` to every device number given so far.
+    private func nameDevices(_ deviceIDs: inout [DeviceID], _ name: (Int32, String) -> DeviceID) {
+        while deviceIDs.count < devices.names.count {
+            deviceIDs.append(name(Int32(deviceIDs.count), devices.names[deviceIDs.count]))
+        }
+    }
+
+    /// One block of whole lines decoded by `threads` shares at once, the first appending to `records`
+    /// itself; then, in order, the later shares' records appended with their lines counted on, new
+    /// device names numbered in order of first appearance and their fixes given their devices, and
+    /// everything from the first line the fast path refused (or past `limit`) left unread. `nil`
+    /// when no block could be taken.
+    private mutating func readBlockOfPlainFixes(into records: inout [FixRecord], limit: Int, format: ObservationFormat,
+                                                deviceIDs: inout [DeviceID], naming name: (Int32, String) -> DeviceID) -> Int? {
         let bytes = max(1 << 16, min(Self.largestBlock, limit * bytesPerLine * 15 / 16))
         guard let block = lines.peekLines(bytes: bytes) else { return nil }
         while shares.count < threads { shares.append(PlainFixShare()) }
@@ -133,27 +152,45 @@ public struct ObservationReader: ~Copyable {
         }
         bounds.append(block.count)
         // (Only the first `threads` shares: `threads` may have been lowered since more were made.)
-        let shares = Array(self.shares[..<threads]), columns = csvColumns, known = devices
+        let shares = Array(self.shares[..<threads]), columns = csvColumns, known = devices, ids = deviceIDs
         let ranges = zip(bounds, bounds.dropFirst()).map { $0..<$1 }
+        let firstLine = lines.lineNumber + 1, before = records.count
+        swap(&records, &shares[0].records)
+        for share in shares.dropFirst() { share.records.removeAll(keepingCapacity: true) }
         nonisolated(unsafe) let unsafeBlock = block
         DispatchQueue.concurrentPerform(iterations: threads) { k in
-            shares[k].decode(unsafeBlock, ranges[k], format: format, columns: columns, known: known)
+            shares[k].decode(unsafeBlock, ranges[k], format: format, columns: columns, known: known, deviceIDs: ids,
+                             firstLine: k == 0 ? firstLine : 0)
         }
+        let firstCount = shares[0].count
+        swap(&records, &shares[0].records)
 
-        let firstLine = lines.lineNumber + 1
         var count = 0, consumed = block.count
-        merge: for share in shares {
-            let numbers = share.newNames.names.map { devices.number($0) }, names = devices.names
-            for j in share.fixes.indices {
-                guard count < limit else {
-                    consumed = share.lineStart(ofFix: j, in: block)
-                    break merge
+        for (k, share) in shares.enumerated() {
+            let numbers = share.newNames.names.map { devices.number($0) }
+            nameDevices(&deviceIDs, name)
+            let decoded = k == 0 ? firstCount : share.count
+            let taken = min(decoded, limit - count)
+            if k == 0 {
+                records.removeLast(decoded - taken)
+            } else {
+                // The share's lines counted from the block's first, after the shares before it.
+                let lineBase = firstLine + count
+                share.records.withUnsafeBufferPointer { decoded in
+                    for j in 0..<taken {
+                        var record = decoded[j]
+                        record.cause += lineBase
+                        records.append(record)
+                    }
                 }
-                var record = share.fixes[j]
-                if record.deviceNumber < 0 { record.deviceNumber = numbers[Int(-1 - record.deviceNumber)] }
-                record.line = firstLine + count
-                fixes.append(make(record, names))
-                count += 1
+            }
+            for (j, new) in share.unresolved where j < taken {
+                records[before + count + j].device = deviceIDs[Int(numbers[Int(new)])]
+            }
+            count += taken
+            if taken < decoded {
+                consumed = share.lineStart(ofFix: taken, in: block)
+                break
             }
             if let stop = share.stop {
                 consumed = stop

@@ -6,34 +6,55 @@ import Darwin
 import Perimeter
 
 /// One thread's share of a block of lines that `ObservationReader.readPlainFixes` decodes in parallel:
-/// the plain fixes its lines start with, up to the first line the fast path leaves to `next()`.
+/// the plain fixes its lines start with, up to the first line the fast path leaves to `next()`, made
+/// into the engine's records on the thread that decoded them. The first share appends to the
+/// caller's own list, so that its records are never copied; the others keep theirs until the
+/// reader appends them.
 ///
 /// `@unchecked Sendable`: each share is written by one thread while the block is decoded, and read
 /// by the reader only after every thread has finished.
 final class PlainFixShare: @unchecked Sendable {
-    /// The fixes, in order. `line` counts from 0 within the share; `deviceNumber` is the reader's
-    /// number for a device it knew before the block, or −1 − k for the share's `k`-th new name.
-    var fixes: [PlainFixRecord] = []
+    /// The fixes, in order, after the `base` records the list held before the block. A fix's cause is
+    /// its line: the decoder's `firstLine` plus its position among the share's fixes. A fix of a
+    /// device the reader did not know before the block has a placeholder device (`unresolved`).
+    var records: [FixRecord] = []
+    /// How many records `records` held before this block's.
+    private(set) var base = 0
     /// Where the share's lines start in the block.
     private(set) var start = 0
     /// Names the reader did not know, in order of first appearance in the share.
     var newNames = DeviceNames()
+    /// The share's fixes of devices it met first (by position among its fixes), and their name's
+    /// number in `newNames`: the reader numbers the names, then sets these fixes' devices.
+    var unresolved: [(fix: Int, name: Int32)] = []
     /// Where the first line the fast path refused starts in the block, if one did.
     var stop: Int?
 
-    /// Decodes `block[range]` (whole lines; the block's last line may lack its newline).
+    /// How many fixes the share decoded.
+    var count: Int { records.count - base }
+
+    /// Decodes `block[range]` (whole lines; the block's last line may lack its newline), appending
+    /// to `records`.
+    ///
+    /// - Parameters:
+    ///   - known: the names the reader numbered before the block.
+    ///   - deviceIDs: the engine's device for each of those numbers.
+    ///   - firstLine: the line number the share's first fix takes.
     func decode(_ block: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, format: ObservationFormat,
-                columns: PlainRecordDecoder.CSVColumns?, known: DeviceNames) {
+                columns: PlainRecordDecoder.CSVColumns?, known: DeviceNames, deviceIDs: [DeviceID], firstLine: Int) {
         // Locals while decoding: a class's stored properties are checked for exclusive access on
-        // every use.
-        var fixes = self.fixes, newNames = self.newNames
-        self.fixes = []
-        fixes.removeAll(keepingCapacity: true)
+        // every use. (The list is moved out, so that appending to it copies nothing.)
+        var records = self.records, newNames = self.newNames, unresolved = self.unresolved
+        self.records = []
         newNames.removeAll()
+        unresolved.removeAll(keepingCapacity: true)
+        base = records.count
         start = range.lowerBound
-        stop = decode(block, range, format: format, columns: columns, known: known, into: &fixes, newNames: &newNames)
-        self.fixes = fixes
+        stop = decode(block, range, format: format, columns: columns, known: known, deviceIDs: deviceIDs,
+                      firstLine: firstLine, into: &records, newNames: &newNames, unresolved: &unresolved)
+        self.records = records
         self.newNames = newNames
+        self.unresolved = unresolved
     }
 
     /// Where the line of fix `j` starts in `block` (the block the share decoded). Its fixes are its
@@ -51,10 +72,11 @@ final class PlainFixShare: @unchecked Sendable {
 
     /// Where the first refused line starts, if one was.
     private func decode(_ block: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, format: ObservationFormat,
-                        columns: PlainRecordDecoder.CSVColumns?, known: DeviceNames, into fixes: inout [PlainFixRecord],
-                        newNames: inout DeviceNames) -> Int? {
+                        columns: PlainRecordDecoder.CSVColumns?, known: DeviceNames, deviceIDs: [DeviceID], firstLine: Int,
+                        into records: inout [FixRecord], newNames: inout DeviceNames,
+                        unresolved: inout [(fix: Int, name: Int32)]) -> Int? {
         guard let base = block.baseAddress else { return nil }
-        var start = range.lowerBound
+        var start = range.lowerBound, j = 0
         while start < range.upperBound {
             let next: Int, lineEnd: Int
             if let newline = memchr(base + start, Int32(UInt8(ascii: "\n")), range.upperBound - start) {
@@ -70,15 +92,17 @@ final class PlainFixShare: @unchecked Sendable {
                                                                    columns: columns),
                   case .fix(let fix) = record else { return start }
             let name = UnsafeBufferPointer(rebasing: line[device])
-            let number: Int32
+            let id: DeviceID
             if let known = known.find(name) {
-                number = known
+                id = deviceIDs[Int(known)]
             } else if let new = newNames.number(name) {
-                number = -1 - new
+                unresolved.append((j, new))
+                id = DeviceID(index: -1)
             } else {
                 return start  // not UTF-8: the general path words the error
             }
-            fixes.append(PlainFixRecord(deviceNumber: number, fix: fix, line: fixes.count))
+            records.append(FixRecord(device: id, fix: fix, cause: firstLine + j))
+            j += 1
             start = next
         }
         return nil
