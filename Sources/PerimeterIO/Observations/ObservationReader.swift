@@ -71,6 +71,9 @@ public struct ObservationReader: ~Copyable {
     /// Whether the last parallel block was cut short by a line for `next()`: its later shares'
     /// work was lost, so runs go line by line until a long one again.
     private var runsAreShort = false
+    /// How the file's plain fixes are laid out (JSON Lines), learned from the first line of a block of
+    /// them, and again from a later block's first line if that is a plain fix laid out otherwise.
+    private var layout: PlainFixLayout?
     /// Bytes per line of the last block, to size the next one to the caller's limit.
     private var bytesPerLine = 128
 
@@ -111,10 +114,20 @@ public struct ObservationReader: ~Copyable {
         let columns = csvColumns
         let most = threads > 1 ? min(limit, Self.parallelRun) : limit
         var count = 0
+        var layoutMisses = 0
         while count < most && lines.nextLine() {
             let line = lines.line
-            guard let (device, record) = PlainRecordDecoder.decode(line, readable: lines.lineReadable, format: format, columns: columns),
-                  case .fix(let fix) = record, let number = devices.number(UnsafeBufferPointer(rebasing: line[device])) else {
+            var decoded = layout?.decode(line, readable: lines.lineReadable)
+            if decoded == nil {
+                decoded = PlainRecordDecoder.decode(line, readable: lines.lineReadable, format: format, columns: columns)
+                // (A plain fix the layout missed: learn its layout, a few times a run at most.)
+                if format == .jsonLines, decoded != nil, layoutMisses < 4 {
+                    layoutMisses += 1
+                    if let learned = PlainFixLayout(learning: line) { layout = learned }
+                }
+            }
+            guard let (device, record) = decoded, case .fix(let fix) = record,
+                  let number = devices.number(UnsafeBufferPointer(rebasing: line[device])) else {
                 lines.unreadLine()
                 break
             }
@@ -152,14 +165,19 @@ public struct ObservationReader: ~Copyable {
         }
         bounds.append(block.count)
         // (Only the first `threads` shares: `threads` may have been lowered since more were made.)
-        let shares = Array(self.shares[..<threads]), columns = csvColumns, known = devices, ids = deviceIDs
+        if format == .jsonLines {
+            let firstLine = UnsafeBufferPointer(rebasing: block[..<(block.firstIndex(of: UInt8(ascii: "\n")) ?? block.count)])
+            let line = firstLine.last == UInt8(ascii: "\r") ? UnsafeBufferPointer(rebasing: firstLine.dropLast()) : firstLine
+            if layout?.decode(line, readable: block.count) == nil, let learned = PlainFixLayout(learning: line) { layout = learned }
+        }
+        let shares = Array(self.shares[..<threads]), columns = csvColumns, known = devices, ids = deviceIDs, layout = layout
         let ranges = zip(bounds, bounds.dropFirst()).map { $0..<$1 }
         let firstLine = lines.lineNumber + 1, before = records.count
         swap(&records, &shares[0].records)
         for share in shares.dropFirst() { share.records.removeAll(keepingCapacity: true) }
         nonisolated(unsafe) let unsafeBlock = block
         DispatchQueue.concurrentPerform(iterations: threads) { k in
-            shares[k].decode(unsafeBlock, ranges[k], format: format, columns: columns, known: known, deviceIDs: ids,
+            shares[k].decode(unsafeBlock, ranges[k], format: format, columns: columns, layout: layout, known: known, deviceIDs: ids,
                              firstLine: k == 0 ? firstLine : 0)
         }
         let firstCount = shares[0].count

@@ -37,11 +37,13 @@ final class PlainFixShare: @unchecked Sendable {
     /// to `records`.
     ///
     /// - Parameters:
+    ///   - layout: how the file's plain fixes are laid out, if the reader learned it (JSON Lines).
     ///   - known: the names the reader numbered before the block.
     ///   - deviceIDs: the engine's device for each of those numbers.
     ///   - firstLine: the line number the share's first fix takes.
     func decode(_ block: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, format: ObservationFormat,
-                columns: PlainRecordDecoder.CSVColumns?, known: DeviceNames, deviceIDs: [DeviceID], firstLine: Int) {
+                columns: PlainRecordDecoder.CSVColumns?, layout: PlainFixLayout?, known: DeviceNames, deviceIDs: [DeviceID],
+                firstLine: Int) {
         // Locals while decoding: a class's stored properties are checked for exclusive access on
         // every use. (The list is moved out, so that appending to it copies nothing.)
         var records = self.records, newNames = self.newNames, unresolved = self.unresolved
@@ -50,7 +52,7 @@ final class PlainFixShare: @unchecked Sendable {
         unresolved.removeAll(keepingCapacity: true)
         base = records.count
         start = range.lowerBound
-        stop = decode(block, range, format: format, columns: columns, known: known, deviceIDs: deviceIDs,
+        stop = decode(block, range, format: format, columns: columns, layout: layout, known: known, deviceIDs: deviceIDs,
                       firstLine: firstLine, into: &records, newNames: &newNames, unresolved: &unresolved)
         self.records = records
         self.newNames = newNames
@@ -72,7 +74,8 @@ final class PlainFixShare: @unchecked Sendable {
 
     /// Where the first refused line starts, if one was.
     private func decode(_ block: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, format: ObservationFormat,
-                        columns: PlainRecordDecoder.CSVColumns?, known: DeviceNames, deviceIDs: [DeviceID], firstLine: Int,
+                        columns: PlainRecordDecoder.CSVColumns?, layout: PlainFixLayout?, known: DeviceNames,
+                        deviceIDs: [DeviceID], firstLine: Int,
                         into records: inout [FixRecord], newNames: inout DeviceNames,
                         unresolved: inout [(fix: Int, name: Int32)]) -> Int? {
         guard let base = block.baseAddress else { return nil }
@@ -88,8 +91,8 @@ final class PlainFixShare: @unchecked Sendable {
             }
             let trimmed = lineEnd > start && base[lineEnd - 1] == UInt8(ascii: "\r") ? lineEnd - 1 : lineEnd
             let line = UnsafeBufferPointer(rebasing: block[start..<trimmed])
-            guard let (device, record) = PlainRecordDecoder.decode(line, readable: block.count - start, format: format,
-                                                                   columns: columns),
+            guard let (device, record) = layout?.decode(line, readable: block.count - start)
+                    ?? PlainRecordDecoder.decode(line, readable: block.count - start, format: format, columns: columns),
                   case .fix(let fix) = record else { return start }
             let name = UnsafeBufferPointer(rebasing: line[device])
             let id: DeviceID

@@ -177,7 +177,7 @@ enum PlainRecordDecoder {
     /// subtracting 0x20; each test flags its first byte exactly, so the lowest flag is the first
     /// such byte. One past the line (its newline, say) ends the search as unclosed.
     @inline(__always)
-    private static func string(_ b: UnsafeBufferPointer<UInt8>, at i: inout Int, readable: Int) -> Range<Int>? {
+    static func string(_ b: UnsafeBufferPointer<UInt8>, at i: inout Int, readable: Int) -> Range<Int>? {
         guard i < b.count, b[i] == UInt8(ascii: "\""), let base = b.baseAddress else { return nil }
         let start = i + 1
         var j = start
