@@ -47,3 +47,27 @@ import Testing
         #expect(MemoryLayout<FixRecord>.stride == 48)
     }
 }
+
+extension FixTests {
+    /// A batch refuses exactly the fixes `process` refuses one at a time, with the same problem:
+    /// the batch's quick check passes only values the full validation accepts.
+    @Test func batchRecordsAreRefusedAsSingleFixesAre() {
+        let values: [Double] = [0, -0.0, 45, -90, 90, 90.000001, -90.5, 179.9, 180, -180, 180.5, -200, .nan, .infinity,
+                                -.infinity, 5, -1, .greatestFiniteMagnitude]
+        var checked = 0
+        for latitude in values {
+            for longitude in values {
+                for accuracy in [5.0, 0, -0.0, -1, .nan, .infinity, -.infinity] {
+                    let fix = Fix(time: Timestamp(nanosecondsSinceEpoch: 0),
+                                  coordinate: Coordinate(latitude: latitude, longitude: longitude), horizontalAccuracy: accuracy)
+                    var single: ObservationProblem?
+                    do throws(ObservationProblem) { try MonitoringEngine.validate(.fix(fix)) } catch { single = error }
+                    let record = FixRecord(device: DeviceID(index: 0), fix: fix, cause: 0)
+                    #expect(record.problem == single, "\(latitude), \(longitude), \(accuracy)")
+                    checked += single == nil ? 1 : 0
+                }
+            }
+        }
+        #expect(checked > 100)
+    }
+}

@@ -30,6 +30,8 @@ public struct FixRecord: BatchRecord, Hashable {
     var time: Timestamp { evaluated.time }
 
     var problem: ObservationProblem? {
+        // (Nearly every fix: checked here without making the `Fix` and `Observation` to validate.)
+        if evaluated.isPlainlyValid { return nil }
         do throws(ObservationProblem) {
             try MonitoringEngine.validate(.fix(fix))
             return nil

@@ -13,6 +13,14 @@ package struct EvaluatedFix: Sendable, Hashable {
         horizontalAccuracy = fix.horizontalAccuracy
     }
 
+    /// Whether the fix is valid with its position in range and a finite accuracy: one that
+    /// `MonitoringEngine.validate` accepts without a look at anything else.
+    @inline(__always)
+    package var isPlainlyValid: Bool {
+        horizontalAccuracy >= 0 && horizontalAccuracy.isFinite
+            && abs(coordinate.latitude) <= 90 && abs(coordinate.longitude) <= 180
+    }
+
     @inline(__always)
     package var fix: Fix { Fix(time: time, coordinate: coordinate, horizontalAccuracy: horizontalAccuracy) }
 }
