@@ -91,6 +91,33 @@ import Testing
         #expect(RFC3339.parse(text) == nil)
     }
 
+    /// The date and time read a word at a time equal them read a byte at a time: for timestamps of
+    /// every shape, each with one byte changed to anything, and for strings of timestamp characters.
+    @Test func rfc3339HeadByWordsEqualsHeadByBytes() {
+        var rng = SplitMix64(seed: 41)
+        let alphabet = Array("0123456789--::TtZz +.x".utf8) + [0x2F, 0x3A, 0x3B, 0x40, 0xB0, 0xB5, 0xAD, 0xBA, 0xD4, 0x00, 0x7F]
+        var read = 0
+        for k in 0..<200_000 {
+            var bytes: [UInt8]
+            if k % 2 == 0 {
+                let seconds = Int64.random(in: -80_000_000_000...250_000_000_000, using: &rng)
+                let (y, m, d) = RFC3339.civilFromDays(Int(seconds.dividedReportingOverflow(by: 86_400).partialValue))
+                let text = String(format: "%04d-%02d-%02d%@%02d:%02d:%02dZ", y, m, d, ["T", "t", " "].randomElement(using: &rng)!,
+                                  Int.random(in: 0...23, using: &rng), Int.random(in: 0...59, using: &rng),
+                                  Int.random(in: 0...59, using: &rng))
+                bytes = Array(text.utf8)
+                if Bool.random(using: &rng) { bytes[Int.random(in: 0..<bytes.count, using: &rng)] = UInt8.random(in: 0...255, using: &rng) }
+            } else {
+                bytes = (0..<Int.random(in: 18...24, using: &rng)).map { _ in alphabet.randomElement(using: &rng)! }
+            }
+            let (words, oracle) = bytes.withUnsafeBufferPointer { (RFC3339.head($0), RFC3339.headByBytes($0)) }
+            #expect(words.map { [$0.0, $0.1, $0.2, $0.3, $0.4, $0.5] } == oracle.map { [$0.0, $0.1, $0.2, $0.3, $0.4, $0.5] },
+                    "\(bytes)")
+            if oracle != nil { read += 1 }
+        }
+        #expect(read > 50_000)
+    }
+
     @Test func decimalsAreWrittenAsStringWouldWithZerosInFront() {
         var rng = SplitMix64(seed: 31)
         var out: [UInt8] = Array("prefix".utf8)

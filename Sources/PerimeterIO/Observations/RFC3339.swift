@@ -11,25 +11,8 @@ public enum RFC3339 {
     }
 
     public static func parse(_ b: UnsafeBufferPointer<UInt8>) -> Timestamp? {
-        func digits(_ at: Int, _ count: Int) -> Int? {
-            guard at + count <= b.count else { return nil }
-            var v = 0
-            for i in at..<(at + count) {
-                let d = Int(b[i]) - 48
-                guard (0...9).contains(d) else { return nil }
-                v = v * 10 + d
-            }
-            return v
-        }
-        guard b.count >= 20,
-              let year = digits(0, 4), b[4] == UInt8(ascii: "-"),
-              let month = digits(5, 2), b[7] == UInt8(ascii: "-"),
-              let day = digits(8, 2),
-              [UInt8(ascii: "T"), UInt8(ascii: "t"), UInt8(ascii: " ")].contains(b[10]),
-              let hour = digits(11, 2), b[13] == UInt8(ascii: ":"),
-              let minute = digits(14, 2), b[16] == UInt8(ascii: ":"),
-              let second = digits(17, 2)
-        else { return nil }
+        guard let (year, month, day, hour, minute, second) = head(b) else { return nil }
+        func digits(_ at: Int, _ count: Int) -> Int? { RFC3339.digits(b, at, count) }
         guard (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year),
               hour < 24, minute < 60, second < 60 else { return nil }
         var i = 19
@@ -65,6 +48,66 @@ public enum RFC3339 {
         guard !overflow else { return nil }
         let (total, overflow2) = ns.addingReportingOverflow(nanos)
         return overflow2 ? nil : Timestamp(nanosecondsSinceEpoch: total)
+    }
+
+    /// The date and time fields of `YYYY-MM-DDTHH:MM:SS` (`T`, `t` or a space in the middle) at the
+    /// start of `b`, if `b` holds at least 20 bytes: three word loads, every byte's class checked at
+    /// once (digits by an exact per-byte test, separators by masked comparison), then the digits
+    /// taken out. It answers as `headByBytes`, the byte-by-byte reading it replaced and the tests' oracle.
+    @inline(__always)
+    static func head(_ b: UnsafeBufferPointer<UInt8>) -> (Int, Int, Int, Int, Int, Int)? {
+        guard b.count >= 20, let p = b.baseAddress else { return nil }
+        let w0 = ByteWord.load(p), w1 = ByteWord.load(p + 8)
+        let w2 = UInt64(UInt32(littleEndian: UnsafeRawPointer(p + 16).loadUnaligned(as: UInt32.self)))
+        // Digits at 0–3, 5, 6 | 8, 9, 11, 12, 14, 15 | 17, 18; '-' at 4 and 7, ':' at 13 and 16.
+        guard digitBytes(w0) & 0x0080_8000_8080_8080 == 0x0080_8000_8080_8080,
+              digitBytes(w1) & 0x8080_0080_8000_8080 == 0x8080_0080_8000_8080,
+              digitBytes(w2) & 0x0000_0000_0080_8000 == 0x0000_0000_0080_8000,
+              w0 & 0xFF00_00FF_0000_0000 == 0x2D00_002D_0000_0000,
+              w1 & 0x0000_FF00_0000_0000 == 0x0000_3A00_0000_0000, w2 & 0xFF == 0x3A else { return nil }
+        let middle = (w1 >> 16) & 0xFF
+        guard middle == 0x54 || middle == 0x74 || middle == 0x20 else { return nil }
+        func digit(_ w: UInt64, _ k: UInt64) -> Int { Int((w >> (8 * k)) & 0x0F) }
+        return (digit(w0, 0) * 1000 + digit(w0, 1) * 100 + digit(w0, 2) * 10 + digit(w0, 3),
+                digit(w0, 5) * 10 + digit(w0, 6), digit(w1, 0) * 10 + digit(w1, 1),
+                digit(w1, 3) * 10 + digit(w1, 4), digit(w1, 6) * 10 + digit(w1, 7), digit(w2, 1) * 10 + digit(w2, 2))
+    }
+
+    /// 0x80 in each byte of `w` that is an ASCII digit, exactly: with the top bits cleared, adding
+    /// 0x50 (0x46) to a byte sets its top bit exactly when it is at least 0x30 (0x3A), and no sum
+    /// carries into the next byte.
+    @inline(__always)
+    static func digitBytes(_ w: UInt64) -> UInt64 {
+        let low = w & 0x7F7F_7F7F_7F7F_7F7F
+        let atLeast0 = (low &+ 0x5050_5050_5050_5050), pastNine = (low &+ 0x4646_4646_4646_4646)
+        return atLeast0 & ~pastNine & ~w & 0x8080_8080_8080_8080
+    }
+
+    /// The value of the `count` digits at `at` in `b`, if they are there and all digits.
+    private static func digits(_ b: UnsafeBufferPointer<UInt8>, _ at: Int, _ count: Int) -> Int? {
+        guard at + count <= b.count else { return nil }
+        var v = 0
+        for i in at..<(at + count) {
+            let d = Int(b[i]) - 48
+            guard (0...9).contains(d) else { return nil }
+            v = v * 10 + d
+        }
+        return v
+    }
+
+    /// `head(_:)` a byte at a time: the tests' oracle.
+    static func headByBytes(_ b: UnsafeBufferPointer<UInt8>) -> (Int, Int, Int, Int, Int, Int)? {
+        func digits(_ at: Int, _ count: Int) -> Int? { RFC3339.digits(b, at, count) }
+        guard b.count >= 20,
+              let year = digits(0, 4), b[4] == UInt8(ascii: "-"),
+              let month = digits(5, 2), b[7] == UInt8(ascii: "-"),
+              let day = digits(8, 2),
+              b[10] == UInt8(ascii: "T") || b[10] == UInt8(ascii: "t") || b[10] == UInt8(ascii: " "),
+              let hour = digits(11, 2), b[13] == UInt8(ascii: ":"),
+              let minute = digits(14, 2), b[16] == UInt8(ascii: ":"),
+              let second = digits(17, 2)
+        else { return nil }
+        return (year, month, day, hour, minute, second)
     }
 
     /// Parses decimal Unix seconds as written (`1709280000`, `-5`, `1709280000.123456789`), exactly;
