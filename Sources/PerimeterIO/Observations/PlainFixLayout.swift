@@ -17,8 +17,15 @@ struct PlainFixLayout: Sendable {
     private let values: [Value]
     /// Each text's bytes as little-endian words, zeros past its end, back to back.
     private let words: [UInt64]
-    /// Each text's first word in `words`, and its length in bytes.
-    private let texts: [(firstWord: Int, count: Int)]
+    /// Where each text's words are in `words`, how many there are, its length in bytes, and which
+    /// bytes of its last word are its own.
+    private struct Text {
+        var firstWord: Int
+        var wordCount: Int
+        var count: Int
+        var lastMask: UInt64
+    }
+    private let texts: [Text]
 
     /// The layout of `line`, if it is a plain fix (`PlainRecordDecoder.decode`) whose time is one
     /// the layout reads, and reading it back through the layout gives the same record.
@@ -33,9 +40,11 @@ struct PlainFixLayout: Sendable {
     private init?(learning line: UnsafeBufferPointer<UInt8>, readable: Int) {
         guard let expected = PlainRecordDecoder.decode(line, readable: readable), case .fix = expected.record,
               let (values, textRanges) = Self.split(line, readable: readable) else { return nil }
-        var words: [UInt64] = [], texts: [(Int, Int)] = []
+        var words: [UInt64] = [], texts: [Text] = []
         for range in textRanges {
-            texts.append((words.count, range.count))
+            let tail = range.count % 8
+            texts.append(Text(firstWord: words.count, wordCount: (range.count + 7) / 8, count: range.count,
+                              lastMask: tail == 0 ? ~0 : (1 << UInt64(8 * tail)) - 1))
             var k = range.lowerBound
             while k < range.upperBound {
                 var word: UInt64 = 0
@@ -111,10 +120,23 @@ struct PlainFixLayout: Sendable {
     /// its start may be loaded (at least its count).
     @inline(__always)
     func decode(_ b: UnsafeBufferPointer<UInt8>, readable: Int) -> (device: Range<Int>, record: PlainRecord)? {
+        // (Through buffer pointers: no bounds checked per text or value.)
+        words.withUnsafeBufferPointer { words in
+            texts.withUnsafeBufferPointer { texts in
+                values.withUnsafeBufferPointer { values in decode(b, readable: readable, words, texts, values) }
+            }
+        }
+    }
+
+    @inline(__always)
+    private func decode(_ b: UnsafeBufferPointer<UInt8>, readable: Int, _ words: UnsafeBufferPointer<UInt64>,
+                        _ texts: UnsafeBufferPointer<Text>, _ values: UnsafeBufferPointer<Value>)
+        -> (device: Range<Int>, record: PlainRecord)? {
+        @inline(__always) func has(_ k: Int, at i: Int) -> Bool { Self.has(texts[k], words, in: b, at: i, readable: readable) }
         var i = 0
         var device = 0..<0, time: Timestamp?, latitude = 0.0, longitude = 0.0, accuracy = 0.0
         for k in values.indices {
-            guard has(k, in: b, at: i, readable: readable) else { return nil }
+            guard has(k, at: i) else { return nil }
             i += texts[k].count
             switch values[k] {
             case .device:
@@ -138,33 +160,34 @@ struct PlainFixLayout: Sendable {
             }
         }
         let last = values.count
-        guard i + texts[last].count == b.count, has(last, in: b, at: i, readable: readable), let time, !device.isEmpty else {
+        guard i + texts[last].count == b.count, has(last, at: i), let time, !device.isEmpty else {
             return nil
         }
         return (device, .fix(Fix(time: time, coordinate: Coordinate(latitude: latitude, longitude: longitude),
                                  horizontalAccuracy: accuracy)))
     }
 
-    /// Whether text `k` stands in `b` at `i`: whole words compared where they may be loaded, the last
+    /// Whether `text` stands in `b` at `i`: whole words compared where they may be loaded, the last
     /// one masked to the text's end.
     @inline(__always)
-    private func has(_ k: Int, in b: UnsafeBufferPointer<UInt8>, at i: Int, readable: Int) -> Bool {
-        let (first, count) = texts[k]
-        guard i + count <= b.count, let base = b.baseAddress else { return false }
-        guard i + (count + 7) & ~7 <= readable else {
+    private static func has(_ text: Text, _ words: UnsafeBufferPointer<UInt64>, in b: UnsafeBufferPointer<UInt8>, at i: Int,
+                            readable: Int) -> Bool {
+        guard i + text.count <= b.count, let base = b.baseAddress else { return false }
+        guard text.wordCount > 0 else { return true }
+        guard i + 8 * text.wordCount <= readable else {
             // Near the end of what may be loaded: byte by byte.
-            for j in 0..<count where UInt8(truncatingIfNeeded: words[first + j / 8] >> UInt64(8 * (j % 8))) != base[i + j] {
+            for j in 0..<text.count
+            where UInt8(truncatingIfNeeded: words[text.firstWord + j / 8] >> UInt64(8 * (j % 8))) != base[i + j] {
                 return false
             }
             return true
         }
-        var j = 0
-        while j + 8 <= count {
-            guard ByteWord.load(base + i + j) == words[first + j / 8] else { return false }
-            j += 8
+        var p = base + i, w = text.firstWord
+        for _ in 1..<text.wordCount {
+            guard ByteWord.load(p) == words[w] else { return false }
+            p += 8
+            w += 1
         }
-        guard j < count else { return true }
-        let mask: UInt64 = (1 &<< UInt64(8 &* (count - j))) &- 1
-        return ByteWord.load(base + i + j) & mask == words[first + j / 8]
+        return ByteWord.load(p) & text.lastMask == words[w]
     }
 }
