@@ -149,11 +149,7 @@ import PerimeterTestSupport
         let path = try Fixture.write(text, named: csv ? "runs.csv" : "runs.jsonl")
         let oracle = try Self.oneAtATime(path)
         let (items, plain) = try Self.inRuns(path, threads: threads, seed: 5)
-        #expect(items.count == oracle.count)
-        #expect(plain > 36_000)
-        if let k = zip(items, oracle).enumerated().first(where: { $0.element.0 != $0.element.1 })?.offset {
-            Issue.record("first difference at item \(k): \(items[k]) against \(oracle[k])")
-        }
+        Self.expect(items, plain: plain, toEqual: oracle)
         #expect(oracle.contains { if case .error = $0 { true } else { false } })
         #expect(oracle.contains { if case .record(let device, _, _) = $0 { device.hasPrefix("L") } else { false } })
     }
@@ -165,6 +161,12 @@ import PerimeterTestSupport
         let path = try Fixture.write(lines.joined(separator: "\n"), named: csv ? "engine-runs.csv" : "engine-runs.jsonl")
         let oracle = try Self.oneAtATime(path)
         let (items, plain) = try Self.inRunsAsEngineRecords(path, threads: threads, seed: 6)
+        Self.expect(items, plain: plain, toEqual: oracle)
+    }
+
+    /// The items read in runs are the oracle's, most of them plain fixes, and the first difference
+    /// is named if not.
+    static func expect(_ items: [Item], plain: Int, toEqual oracle: [Item]) {
         #expect(items.count == oracle.count)
         #expect(plain > 36_000)
         if let k = zip(items, oracle).enumerated().first(where: { $0.element.0 != $0.element.1 })?.offset {
