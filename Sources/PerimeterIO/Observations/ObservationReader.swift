@@ -88,12 +88,17 @@ public struct ObservationReader: ~Copyable {
     /// `threads` > 1, long runs are decoded a block at a time in parallel. Returns how many it read;
     /// 0 until `next()` has met the first line (the format, and a CSV header).
     public mutating func readPlainFixes(into fixes: inout [PlainFixRecord], limit: Int) -> Int {
-        // The engine's records with the reader's own numbers for devices.
-        var records: [FixRecord] = [], numbers: [DeviceID] = []
+        // The engine's records with the reader's own numbers for devices (kept from call to call).
+        var records: [FixRecord] = [], numbers = ownNumbers
+        ownNumbers = []
         let count = readPlainFixes(into: &records, limit: limit, deviceIDs: &numbers) { number, _ in DeviceID(index: number) }
+        ownNumbers = numbers
         fixes += records.map { PlainFixRecord(deviceNumber: $0.device.index, fix: $0.fix, line: $0.cause) }
         return count
     }
+
+    /// The reader's device numbers as devices, for `readPlainFixes(into:limit:)`.
+    private var ownNumbers: [DeviceID] = []
 
     /// `readPlainFixes(into:limit:)` as the engine's records, appended to `records`, each caused by its
     /// line: the caller's list is written by the decoding threads themselves, not copied into.

@@ -48,6 +48,7 @@ final class PlainFixShare: @unchecked Sendable {
         // every use. (The list is moved out, so that appending to it copies nothing.)
         var records = self.records, newNames = self.newNames, unresolved = self.unresolved
         self.records = []
+        self.unresolved = []
         newNames.removeAll()
         unresolved.removeAll(keepingCapacity: true)
         base = records.count
