@@ -155,7 +155,8 @@ let benchmarks: @Sendable () -> Void = {
         return monitor
     }
 
-    // W4: parsing, as the tool reads records (JSON Lines and CSV), per record.
+    // W4: parsing, per record, one record at a time as a library user reads them (`next()`; the tool
+    // reads runs of plain fixes through `readPlainFixes`, in parallel blocks).
     let jsonl = fixes.prefix(100_000).map { r in
         "{\"type\":\"fix\",\"device\":\"d\(r.device)\",\"t\":\(Double(r.fix.time.nanosecondsSinceEpoch) / 1e9),\"lat\":\(r.fix.coordinate.latitude),\"lon\":\(r.fix.coordinate.longitude),\"accuracy\":\(r.fix.horizontalAccuracy)}\n"
     }.joined()

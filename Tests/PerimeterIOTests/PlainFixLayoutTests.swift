@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import PerimeterTestSupport
 @testable import Perimeter
@@ -102,6 +103,35 @@ import PerimeterTestSupport
         #expect(Self.decode(String(learnedFrom.dropLast()), padding: [], layout: layout).layout == nil)
         #expect(Self.decode(learnedFrom.replacingOccurrences(of: "\"fix\"", with: "\"sighting\""), padding: [],
                             layout: layout).layout == nil)
+    }
+
+    /// Records read one at a time (`next()`, which reads plain fixes through the layout it learns)
+    /// equal the general parser's, in a file whose producer changes layout twice and then mixes
+    /// two, with sightings among the fixes.
+    @Test func oneAtATimeReadsEveryLayoutAsTheGeneralParserDoes() throws {
+        var rng = SplitMix64(seed: 32)
+        let keys = ["type", "device", "t", "lat", "lon", "accuracy"]
+        let a = Style(order: keys, space: "", quotedTime: false), b = Style(order: keys.reversed(), space: " ", quotedTime: false)
+        var lines: [String] = []
+        for k in 0..<12_000 {
+            let style = k < 4_000 ? a : k < 8_000 ? b : Bool.random(using: &rng) ? a : b
+            if k % 97 == 0 {
+                lines.append("{\"type\":\"sighting\",\"device\":\"d\(k % 13)\",\"t\":\(1_772_352_000 + k),\"uuid\":\"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0\",\"major\":1,\"minor\":2,\"rssi\":-60}")
+                continue
+            }
+            lines.append(style.line(device: "d\(k % 13)", t: String(1_772_352_000 + k), lat: String(Double.random(in: 48...49, using: &rng)),
+                                    lon: String(Double.random(in: 2...3, using: &rng)), accuracy: String(Double.random(in: 5...65, using: &rng))))
+        }
+        let path = try Fixture.write(lines.joined(separator: "\n") + "\n", named: "layouts.jsonl")
+        var reader = try ObservationReader(path: path)
+        var k = 0
+        while let next = reader.next() {
+            guard case .success(let record) = next else { Issue.record("line \(k + 1) refused"); break }
+            let expected = PlainRecordDecoderTests.general(lines[k])
+            #expect(record.device == expected?.device && record.observation == expected?.observation, "line \(k + 1)")
+            k += 1
+        }
+        #expect(k == lines.count)
     }
 
     /// Only a plain fix whose time the layout reads teaches one.

@@ -72,8 +72,30 @@ public struct ObservationReader: ~Copyable {
     /// work was lost, so runs go line by line until a long one again.
     private var runsAreShort = false
     /// How the file's plain fixes are laid out (JSON Lines), learned from the first line of a block of
-    /// them, and again from a later block's first line if that is a plain fix laid out otherwise.
+    /// them, and again from a later block's first line if that is a plain fix laid out otherwise;
+    /// read one at a time, from a plain fix the layout missed (`plainJSONRecord`).
     private var layout: PlainFixLayout?
+    /// Plain fixes read one at a time that the layout missed since it was last learned (or tried).
+    private var layoutMisses = Self.missesBeforeLearning
+
+    /// A plain fix the layout misses teaches it again once this many have missed: often enough to
+    /// follow a producer that changed, seldom enough that a file no layout reads pays little.
+    static let missesBeforeLearning = 64
+
+    /// The plain record a JSON Lines line holds, through the learned layout or else the key-by-key
+    /// reader.
+    private mutating func plainJSONRecord(_ line: UnsafeBufferPointer<UInt8>) -> (device: Range<Int>, record: PlainRecord)? {
+        if let read = layout?.decode(line, readable: lines.lineReadable) { return read }
+        guard let read = PlainRecordDecoder.decode(line, readable: lines.lineReadable) else { return nil }
+        if case .fix = read.record {
+            layoutMisses += 1
+            if layoutMisses >= Self.missesBeforeLearning {
+                layoutMisses = 0
+                if let learned = PlainFixLayout(learning: line) { layout = learned }
+            }
+        }
+        return read
+    }
     /// Bytes per line of the last block, to size the next one to the caller's limit.
     private var bytesPerLine = 128
 
@@ -119,18 +141,10 @@ public struct ObservationReader: ~Copyable {
         let columns = csvColumns
         let most = threads > 1 ? min(limit, Self.parallelRun) : limit
         var count = 0
-        var layoutMisses = 0
         while count < most && lines.nextLine() {
             let line = lines.line
-            var decoded = layout?.decode(line, readable: lines.lineReadable)
-            if decoded == nil {
-                decoded = PlainRecordDecoder.decode(line, readable: lines.lineReadable, format: format, columns: columns)
-                // (A plain fix the layout missed: learn its layout, a few times a run at most.)
-                if format == .jsonLines, decoded != nil, layoutMisses < 4 {
-                    layoutMisses += 1
-                    if let learned = PlainFixLayout(learning: line) { layout = learned }
-                }
-            }
+            let decoded = format == .jsonLines ? plainJSONRecord(line)
+                : PlainRecordDecoder.decode(line, readable: lines.lineReadable, format: format, columns: columns)
             guard let (device, record) = decoded, case .fix(let fix) = record,
                   let number = devices.number(UnsafeBufferPointer(rebasing: line[device])) else {
                 lines.unreadLine()
@@ -269,7 +283,7 @@ public struct ObservationReader: ~Copyable {
     }
 
     private mutating func decodeJSONLine() -> Result<ObservationRecord, InputError> {
-        if let (device, plain) = PlainRecordDecoder.decode(lines.line, readable: lines.lineReadable), let record = fastRecord(device: device, plain) {
+        if let (device, plain) = plainJSONRecord(lines.line), let record = fastRecord(device: device, plain) {
             return .success(record)
         }
         let value: JSONValue
