@@ -82,20 +82,6 @@ public struct ObservationReader: ~Copyable {
     /// follow a producer that changed, seldom enough that a file no layout reads pays little.
     static let missesBeforeLearning = 64
 
-    /// The plain record a JSON Lines line holds, through the learned layout or else the key-by-key
-    /// reader.
-    private mutating func plainJSONRecord(_ line: UnsafeBufferPointer<UInt8>) -> (device: Range<Int>, record: PlainRecord)? {
-        if let read = layout?.decode(line, readable: lines.lineReadable) { return read }
-        guard let read = PlainRecordDecoder.decode(line, readable: lines.lineReadable) else { return nil }
-        if case .fix = read.record {
-            layoutMisses += 1
-            if layoutMisses >= Self.missesBeforeLearning {
-                layoutMisses = 0
-                if let learned = PlainFixLayout(learning: line) { layout = learned }
-            }
-        }
-        return read
-    }
     /// Bytes per line of the last block, to size the next one to the caller's limit.
     private var bytesPerLine = 128
 
@@ -280,6 +266,21 @@ public struct ObservationReader: ~Copyable {
         }
         return ObservationRecord(device: devices.names[Int(number)], observation: observation, line: lines.lineNumber,
                                  deviceNumber: number)
+    }
+
+    /// The plain record a JSON Lines line holds, through the learned layout or else the key-by-key
+    /// reader.
+    private mutating func plainJSONRecord(_ line: UnsafeBufferPointer<UInt8>) -> (device: Range<Int>, record: PlainRecord)? {
+        if let read = layout?.decode(line, readable: lines.lineReadable) { return read }
+        guard let read = PlainRecordDecoder.decode(line, readable: lines.lineReadable) else { return nil }
+        if case .fix = read.record {
+            layoutMisses += 1
+            if layoutMisses >= Self.missesBeforeLearning {
+                layoutMisses = 0
+                if let learned = PlainFixLayout(learning: line) { layout = learned }
+            }
+        }
+        return read
     }
 
     private mutating func decodeJSONLine() -> Result<ObservationRecord, InputError> {
