@@ -38,8 +38,23 @@ struct PlainFixLayout: Sendable {
     }
 
     private init?(learning line: UnsafeBufferPointer<UInt8>, readable: Int) {
-        guard let expected = PlainRecordDecoder.decode(line, readable: readable), case .fix = expected.record,
-              let (values, textRanges) = Self.split(line, readable: readable) else { return nil }
+        // Where the decoder found each value: the texts are what lies between.
+        var values: [Value] = [], spans: [Range<Int>] = []
+        guard let expected = PlainRecordDecoder.decode(line, readable: readable, wrote: { field, span in
+            let value: Value? = switch field {
+            case .device: .device
+            case .t: line[span.lowerBound] == UInt8(ascii: "\"") ? .rfc3339 : .unixSeconds
+            case .lat: .latitude
+            case .lon: .longitude
+            case .accuracy: .accuracy
+            default: nil  // (the type's "fix": part of the text)
+            }
+            if let value {
+                values.append(value)
+                spans.append(span)
+            }
+        }), case .fix = expected.record else { return nil }
+        let textRanges = zip([0] + spans.map(\.upperBound), spans.map(\.lowerBound) + [line.count]).map { $0..<$1 }
         var words: [UInt64] = [], texts: [Text] = []
         for range in textRanges {
             let tail = range.count % 8
@@ -56,64 +71,9 @@ struct PlainFixLayout: Sendable {
         self.values = values
         self.words = words
         self.texts = texts
+        // (A time of a shape only the decoder's general path reads, say, makes no layout.)
         guard let read = decode(line, readable: readable), read.device == expected.device, read.record == expected.record
         else { return nil }
-    }
-
-    /// The values of a plain fix line and the texts around them, walking its JSON; `nil` unless it has
-    /// exactly the fix's keys, a string device, and numbers (or an RFC 3339 string for `t`) elsewhere.
-    private static func split(_ b: UnsafeBufferPointer<UInt8>, readable: Int) -> ([Value], [Range<Int>])? {
-        func skipSpace(_ i: inout Int) { while i < b.count, b[i] == 0x20 || b[i] == 0x09 { i += 1 } }
-        var values: [Value] = [], texts: [Range<Int>] = []
-        var i = 0, textStart = 0
-        skipSpace(&i)
-        guard i < b.count, b[i] == UInt8(ascii: "{") else { return nil }
-        i += 1
-        while true {
-            skipSpace(&i)
-            guard let key = PlainRecordDecoder.string(b, at: &i, readable: b.count) else { return nil }
-            skipSpace(&i)
-            guard i < b.count, b[i] == UInt8(ascii: ":") else { return nil }
-            i += 1
-            skipSpace(&i)
-            let value: Value?, start = i
-            switch String(decoding: b[key], as: UTF8.self) {
-            case "type":
-                guard PlainRecordDecoder.string(b, at: &i, readable: b.count) != nil else { return nil }
-                value = nil  // ("fix": part of the text)
-            case "device":
-                guard PlainRecordDecoder.string(b, at: &i, readable: b.count) != nil else { return nil }
-                value = .device
-            case "t" where i < b.count && b[i] == UInt8(ascii: "\""):
-                guard PlainRecordDecoder.string(b, at: &i, readable: b.count) != nil else { return nil }
-                value = .rfc3339
-            case "t":
-                guard let (_, end) = RFC3339.jsonUnixSeconds(b, from: i, readable: readable) else { return nil }
-                i = end
-                value = .unixSeconds
-            case "lat", "lon", "accuracy":
-                guard let (_, end) = DecimalNumber.parse(b, from: i, readable: readable) else { return nil }
-                i = end
-                value = key.count == 8 ? .accuracy : b[key.lowerBound + 1] == UInt8(ascii: "a") ? .latitude : .longitude
-            default:
-                return nil
-            }
-            if let value {
-                guard !values.contains(value) else { return nil }
-                values.append(value)
-                texts.append(textStart..<start)
-                textStart = i
-            }
-            skipSpace(&i)
-            guard i < b.count else { return nil }
-            if b[i] == UInt8(ascii: ",") {
-                i += 1
-                continue
-            }
-            guard b[i] == UInt8(ascii: "}") else { return nil }
-            texts.append(textStart..<b.count)
-            return values.count == 5 ? (values, texts) : nil
-        }
     }
 
     /// The line's device and fix, if it is laid out exactly as the learned line; `readable` bytes from

@@ -21,7 +21,7 @@ enum PlainRecord: Equatable {
 /// decodes the line (and words any error). The tests check both paths agree.
 enum PlainRecordDecoder {
     /// The fields of plain fixes and sightings, as one bit each.
-    fileprivate enum Field: Int {
+    enum Field: Int {
         case type, device, t, lat, lon, accuracy, uuid, major, minor, rssi, power
 
         var bit: UInt16 { 1 << UInt16(rawValue) }
@@ -115,6 +115,14 @@ enum PlainRecordDecoder {
     /// A JSON Lines record: `{"key":value,...}`, each key one of a plain record's fields, each once;
     /// strings without escapes, numbers read where they stand (up to the next delimiter, which is checked).
     static func decode(_ b: UnsafeBufferPointer<UInt8>, readable: Int) -> (device: Range<Int>, record: PlainRecord)? {
+        decode(b, readable: readable) { _, _ in }
+    }
+
+    /// `decode(_:readable:)`, telling `wrote` where each field's value was written, in line order (a
+    /// string with its quotes): what `PlainFixLayout` learns a layout from.
+    @inline(__always)
+    static func decode(_ b: UnsafeBufferPointer<UInt8>, readable: Int,
+                       wrote: (Field, Range<Int>) -> Void) -> (device: Range<Int>, record: PlainRecord)? {
         var values = Values()
         // A time in Unix seconds, read where it stands when it has the commonest shape.
         var time: Timestamp?
@@ -128,6 +136,7 @@ enum PlainRecordDecoder {
             i = skipSpace(b, from: i)
             guard i < b.count, b[i] == UInt8(ascii: ":") else { return nil }
             i = skipSpace(b, from: i + 1)
+            let valueStart = i
             // Strings where strings belong, numbers elsewhere; a time may be either.
             if i < b.count, b[i] == UInt8(ascii: "\"") {
                 guard field.isText || field == .t, let value = string(b, at: &i, readable: readable) else { return nil }
@@ -147,6 +156,7 @@ enum PlainRecordDecoder {
                 values.setNumber(field, value)
                 i = end
             }
+            wrote(field, valueStart..<i)
             i = skipSpace(b, from: i)
             guard i < b.count else { return nil }
             if b[i] == UInt8(ascii: ",") { i += 1; continue }
