@@ -103,9 +103,7 @@ public enum BatchEvaluation {
         // records, as the engine would meet them one record at a time.
         var deviceIDs: [DeviceID] = []
         func nameDevices(_ engine: inout MonitoringEngine) {
-            while deviceIDs.count < observations.deviceCount {
-                deviceIDs.append(engine.deviceID(observations.deviceName(Int32(deviceIDs.count))))
-            }
+            observations.nameDevices(&deviceIDs) { _, name in engine.deviceID(name) }
         }
         func deviceID(number: Int32, _ engine: inout MonitoringEngine) -> DeviceID {
             if Int(number) >= deviceIDs.count { nameDevices(&engine) }

@@ -26,6 +26,16 @@ enum ByteWord {
         zeroBytes(word ^ (ones &* UInt64(byte)))
     }
 
+    /// The bytes of `word` that are ASCII digits — every one exactly, unlike the searches here: with
+    /// the top bits cleared, adding 0x50 (0x46) to a byte sets its top bit exactly when it is at least
+    /// 0x30 (0x3A), and no sum carries into the next byte.
+    @inline(__always)
+    static func digits(_ word: UInt64) -> UInt64 {
+        let low = word & 0x7F7F_7F7F_7F7F_7F7F
+        let atLeastZero = low &+ 0x5050_5050_5050_5050, pastNine = low &+ 0x4646_4646_4646_4646
+        return atLeastZero & ~pastNine & ~word & highs
+    }
+
     /// The bytes of `word` below `limit` (at most 0x80): the has-zero-byte test shifted by `limit`.
     @inline(__always)
     static func bytes(_ word: UInt64, below limit: UInt8) -> UInt64 {

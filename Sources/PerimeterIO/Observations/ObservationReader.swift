@@ -144,8 +144,9 @@ public struct ObservationReader: ~Copyable {
         return count
     }
 
-    /// Extends `deviceIDs` to every device number given so far.
-    private func nameDevices(_ deviceIDs: inout [DeviceID], _ name: (Int32, String) -> DeviceID) {
+    /// Extends `deviceIDs` to every device number given so far, `name` giving the engine's device for
+    /// a number and its name, in number order.
+    func nameDevices(_ deviceIDs: inout [DeviceID], _ name: (Int32, String) -> DeviceID) {
         while deviceIDs.count < devices.names.count {
             deviceIDs.append(name(Int32(deviceIDs.count), devices.names[deviceIDs.count]))
         }

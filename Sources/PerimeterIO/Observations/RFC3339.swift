@@ -60,9 +60,9 @@ public enum RFC3339 {
         let w0 = ByteWord.load(p), w1 = ByteWord.load(p + 8)
         let w2 = UInt64(UInt32(littleEndian: UnsafeRawPointer(p + 16).loadUnaligned(as: UInt32.self)))
         // Digits at 0–3, 5, 6 | 8, 9, 11, 12, 14, 15 | 17, 18; '-' at 4 and 7, ':' at 13 and 16.
-        guard digitBytes(w0) & 0x0080_8000_8080_8080 == 0x0080_8000_8080_8080,
-              digitBytes(w1) & 0x8080_0080_8000_8080 == 0x8080_0080_8000_8080,
-              digitBytes(w2) & 0x0000_0000_0080_8000 == 0x0000_0000_0080_8000,
+        guard ByteWord.digits(w0) & 0x0080_8000_8080_8080 == 0x0080_8000_8080_8080,
+              ByteWord.digits(w1) & 0x8080_0080_8000_8080 == 0x8080_0080_8000_8080,
+              ByteWord.digits(w2) & 0x0000_0000_0080_8000 == 0x0000_0000_0080_8000,
               w0 & 0xFF00_00FF_0000_0000 == 0x2D00_002D_0000_0000,
               w1 & 0x0000_FF00_0000_0000 == 0x0000_3A00_0000_0000, w2 & 0xFF == 0x3A else { return nil }
         let middle = (w1 >> 16) & 0xFF
@@ -71,16 +71,6 @@ public enum RFC3339 {
         return (digit(w0, 0) * 1000 + digit(w0, 1) * 100 + digit(w0, 2) * 10 + digit(w0, 3),
                 digit(w0, 5) * 10 + digit(w0, 6), digit(w1, 0) * 10 + digit(w1, 1),
                 digit(w1, 3) * 10 + digit(w1, 4), digit(w1, 6) * 10 + digit(w1, 7), digit(w2, 1) * 10 + digit(w2, 2))
-    }
-
-    /// 0x80 in each byte of `w` that is an ASCII digit, exactly: with the top bits cleared, adding
-    /// 0x50 (0x46) to a byte sets its top bit exactly when it is at least 0x30 (0x3A), and no sum
-    /// carries into the next byte.
-    @inline(__always)
-    static func digitBytes(_ w: UInt64) -> UInt64 {
-        let low = w & 0x7F7F_7F7F_7F7F_7F7F
-        let atLeast0 = (low &+ 0x5050_5050_5050_5050), pastNine = (low &+ 0x4646_4646_4646_4646)
-        return atLeast0 & ~pastNine & ~w & 0x8080_8080_8080_8080
     }
 
     /// The value of the `count` digits at `at` in `b`, if they are there and all digits.
