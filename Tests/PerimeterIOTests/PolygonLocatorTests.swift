@@ -207,6 +207,28 @@ import Testing
         #expect(decided > 5000)
     }
 
+    /// A raster cell whose centre lies on an edge is a boundary cell with no reference: its details
+    /// byte must never read as a clearance. Here column 5's centres lie on the notch's edge, and the
+    /// cells are 1° across, far wider than the margins, so a clearance misread as two cells would
+    /// answer "no boundary within the margin" for points on the boundary itself.
+    @Test func aCellWhoseCentreIsOnTheBoundaryHasNoClearance() {
+        let ring = [(0.0, 0.0), (12, 0), (12, 12), (5.5, 12), (5.5, 6), (0, 6), (0, 0)]
+            .map { Coordinate(latitude: $0.1, longitude: $0.0) }
+        let shape = PolygonShape([GeoPolygon(exterior: ring)])
+        for latitude in [6.5, 7.5, 9.5, 11.5] {
+            let p = Coordinate(latitude: latitude, longitude: 5.5)
+            #expect(shape.covers(p))
+            for margin in [1.0, 50, 500] {
+                #expect(shape.locator.boundary(within: margin, of: p, inclusive: false), "\(p) margin \(margin)")
+                #expect(shape.side(of: p, margin: margin) == nil, "\(p) margin \(margin)")
+            }
+            // A point a little way off the edge, inside: the boundary is 1 m away.
+            let q = Coordinate(latitude: latitude, longitude: 5.5 + 1 / (Geodesy.metresPerDegree * cos(latitude * Geodesy.radiansPerDegree)))
+            #expect(shape.locator.boundary(within: 2, of: q, inclusive: false))
+            #expect(!shape.locator.boundary(within: 0.5, of: q, inclusive: false))
+        }
+    }
+
     /// A polygon of few edges keeps each vertex once: its vertex list has no spare capacity beyond the
     /// allocator's rounding (glibc may hand back up to 31 bytes more than asked: under two vertices),
     /// and its one stripe lists every edge once (40 edges over 40 stripes listed each edge six times).

@@ -245,6 +245,13 @@ final class PolygonLocator: Sendable {
     /// The flag of a boundary cell's details, and the mask of a cell's clearance in them.
     private static let referenceFlag: UInt8 = 0x80, clearanceMask: UInt8 = 0x7F
 
+    /// A cell's clearance from its details: 0 for a boundary cell, whose low bits hold its reference
+    /// (masked, a centre on the boundary would read as two cells of clearance).
+    @inline(__always)
+    private static func clearance(_ details: UInt8) -> Int {
+        details & referenceFlag != 0 ? 0 : Int(details)
+    }
+
     /// Marks every cell an edge comes near (with a sliver of slack, so that rounding in the point's
     /// cell computation can never put a point in a non-boundary cell the boundary touches).
     private static func markBoundary(vertices: [Double], ringEdgeCounts: [Int32], into cells: inout [UInt8],
@@ -790,7 +797,7 @@ final class PolygonLocator: Sendable {
         // Cells far from any boundary cell answer without looking at edges.
         if c.longitude >= minX, c.longitude <= maxX, c.latitude >= minY, c.latitude <= maxY {
             let (column, row) = raster.columnAndRow(c.longitude, c.latitude)
-            let k = Int(cellDetails[row * columns + column] & Self.clearanceMask)
+            let k = Self.clearance(cellDetails[row * columns + column])
             // The point may sit at its cell's edge: k − 1 whole cells separate it from the boundary.
             if k >= 2 && Double(k - 1) * metresPerClearanceCell > metres { return false }
         }
