@@ -101,6 +101,9 @@ struct CoverGrid: Sendable, Equatable {
     /// The largest margin the cells answer for; fixes with a larger margin use the condition index.
     private(set) var reach: Double = 0
     private(set) var minLatitude = 0.0, minLongitude = 0.0
+    /// The area's far edges: a point exactly on one (latitude 90 or longitude 180, where the area
+    /// reaches them) belongs to the last row or column.
+    private(set) var maxLatitude = 0.0, maxLongitude = 0.0
     private(set) var latitudeStep = 1.0, longitudeStep = 1.0
     private(set) var rows = 0, columns = 0
     private var cellStart: [UInt32] = [0]
@@ -186,6 +189,8 @@ struct CoverGrid: Sendable, Equatable {
         (rows, columns) = dims(cellMetres)
         minLatitude = area.minLatitude
         minLongitude = area.minLongitude
+        maxLatitude = area.maxLatitude
+        maxLongitude = area.maxLongitude
         latitudeStep = (area.maxLatitude - area.minLatitude) / Double(rows)
         longitudeStep = (area.maxLongitude - area.minLongitude) / Double(columns)
 
@@ -344,9 +349,12 @@ struct CoverGrid: Sendable, Equatable {
     private func rowAndColumn(at c: Coordinate) -> (Int, Int)? {
         guard rows > 0, c.latitude >= minLatitude, c.longitude >= minLongitude,
               c.latitude.isFinite, c.longitude.isFinite else { return nil }
-        let r = Int((c.latitude - minLatitude) / latitudeStep)
-        let col = Int((c.longitude - minLongitude) / longitudeStep)
+        var r = Int((c.latitude - minLatitude) / latitudeStep)
+        var col = Int((c.longitude - minLongitude) / longitudeStep)
         // The cell a point rounds into must be the cell whose box was classified: guard the edges.
+        // A point on the area's far edge lies on its last cell's box (it would round past it).
+        if r == rows && c.latitude <= maxLatitude { r = rows - 1 }
+        if col == columns && c.longitude <= maxLongitude { col = columns - 1 }
         guard r < rows, col < columns else { return nil }
         return (r, col)
     }
