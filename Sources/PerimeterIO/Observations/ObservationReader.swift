@@ -304,7 +304,7 @@ public struct ObservationReader: ~Copyable {
         let names: [String]
         switch CSVRow.split(lines.line) {
         case .success(let cells): names = cells.map { $0.trimmingSpaces }
-        case .failure(let message): return InputError(file: file, line: lines.lineNumber, field: nil, message: "CSV header: \(message)")
+        case .failure(let message, _): return InputError(file: file, line: lines.lineNumber, field: nil, message: "CSV header: \(message)")
         }
         var seen = Set<String>()
         for name in names {
@@ -331,8 +331,8 @@ public struct ObservationReader: ~Copyable {
             return .success(record)
         }
         switch CSVRow.split(lines.line) {
-        case .failure(let message):
-            return failure(nil, message)
+        case .failure(let message, let cell):
+            return failure(cell.flatMap { header.indices.contains($0) ? header[$0] : nil }, message)
         case .success(let cells):
             guard cells.count == header.count else {
                 return failure(nil, "expected \(header.count) cells as in the header, got \(cells.count)")
@@ -352,7 +352,8 @@ public struct ObservationReader: ~Copyable {
 enum CSVRow {
     enum Split {
         case success([String])
-        case failure(String)
+        /// What is wrong, and in which cell (counted from 0) when it is one cell's text.
+        case failure(String, cell: Int?)
     }
 
     static func split(_ line: [UInt8]) -> Split {
@@ -367,7 +368,7 @@ enum CSVRow {
                 var cell: [UInt8] = []
                 i += 1
                 while true {
-                    guard i < line.count else { return .failure("unterminated quoted cell") }
+                    guard i < line.count else { return .failure("unterminated quoted cell", cell: nil) }
                     if line[i] == UInt8(ascii: "\"") {
                         if i + 1 < line.count, line[i + 1] == UInt8(ascii: "\"") {
                             cell.append(UInt8(ascii: "\""))
@@ -380,21 +381,31 @@ enum CSVRow {
                     cell.append(line[i])
                     i += 1
                 }
-                cells.append(String(decoding: cell, as: UTF8.self))
+                guard let text = String(validating: cell, as: UTF8.self) else { return notText(cells.count) }
+                cells.append(text)
                 guard i == line.count || line[i] == UInt8(ascii: ",") else {
-                    return .failure("text after a quoted cell's closing quote")
+                    return .failure("text after a quoted cell's closing quote", cell: nil)
                 }
             } else {
                 let start = i
                 while i < line.count, line[i] != UInt8(ascii: ",") {
-                    if line[i] == UInt8(ascii: "\"") { return .failure("a quote inside an unquoted cell") }
+                    if line[i] == UInt8(ascii: "\"") { return .failure("a quote inside an unquoted cell", cell: nil) }
                     i += 1
                 }
-                cells.append(String(decoding: line[start..<i], as: UTF8.self))
+                guard let text = String(validating: UnsafeBufferPointer(rebasing: line[start..<i]), as: UTF8.self) else {
+                    return notText(cells.count)
+                }
+                cells.append(text)
             }
             if i == line.count { return .success(cells) }
             i += 1  // the comma
         }
+    }
+
+    /// A cell whose bytes are not UTF-8: refused rather than repaired, which would make different
+    /// names (say `café` written in Latin-1 and `cafè`) one.
+    private static func notText(_ cell: Int) -> Split {
+        .failure("not UTF-8 text", cell: cell)
     }
 }
 

@@ -44,9 +44,12 @@ public enum RFC3339 {
         guard i == b.count else { return nil }
         let days = daysFromCivil(year: year, month: month, day: day)
         let seconds = Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + second - offsetSeconds)
-        let (ns, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        // (A second before 1970 with a fraction: its whole seconds times 10⁹ may not fit when the
+        // instant does — the earliest second 64-bit nanoseconds hold — so count from the next one.)
+        let borrow: Int64 = seconds < 0 && nanos > 0 ? 1 : 0
+        let (ns, overflow) = (seconds + borrow).multipliedReportingOverflow(by: 1_000_000_000)
         guard !overflow else { return nil }
-        let (total, overflow2) = ns.addingReportingOverflow(nanos)
+        let (total, overflow2) = ns.addingReportingOverflow(nanos - borrow * 1_000_000_000)
         return overflow2 ? nil : Timestamp(nanosecondsSinceEpoch: total)
     }
 
@@ -100,8 +103,9 @@ public enum RFC3339 {
         return (year, month, day, hour, minute, second)
     }
 
-    /// Parses decimal Unix seconds as written (`1709280000`, `-5`, `1709280000.123456789`), exactly;
-    /// exponent forms go through `Double`. `nil` if it is not a number or out of range.
+    /// Parses decimal Unix seconds as written (`1709280000`, `-5`, `1709280000.123456789`,
+    /// `1.7092800001E9`), exactly: digits past the nanosecond are cut off, as in an RFC 3339 time.
+    /// `nil` if it is not a number or out of range.
     public static func parseUnixSeconds(_ text: String) -> Timestamp? {
         var utf8 = Array(text.utf8)
         return utf8.withUnsafeMutableBufferPointer { parseUnixSeconds(UnsafeBufferPointer($0)) }
@@ -158,47 +162,53 @@ public enum RFC3339 {
     }
 
     public static func parseUnixSeconds(_ b: UnsafeBufferPointer<UInt8>) -> Timestamp? {
+        func isDigit(_ k: Int) -> Bool { k < b.count && b[k] &- UInt8(ascii: "0") < 10 }
         var i = 0
-        var negative = false
-        if i < b.count, b[i] == UInt8(ascii: "-") { negative = true; i += 1 }
-        else if i < b.count, b[i] == UInt8(ascii: "+") { i += 1 }
-        var whole: Int64 = 0
-        var wholeDigits = 0
-        // The first eight digits at once (a Unix time in seconds has ten): well within range.
-        if let eight = DecimalNumber.eightDigits(b, at: i) {
-            whole = Int64(eight)
-            wholeDigits = 8
-            i += 8
-        }
-        while i < b.count, (48...57).contains(b[i]) {
-            guard whole < 10_000_000_000 else { return nil }  // beyond year 2286: out of range anyway
-            whole = whole * 10 + Int64(b[i] - 48)
-            wholeDigits += 1
-            i += 1
-        }
-        var nanos: Int64 = 0
-        var fractionDigits = 0
+        let negative = i < b.count && b[i] == UInt8(ascii: "-")
+        if negative || (i < b.count && b[i] == UInt8(ascii: "+")) { i += 1 }
+        // The digits as written, whole then fraction.
+        let wholeStart = i
+        while isDigit(i) { i += 1 }
+        let wholeDigits = i - wholeStart
+        var fractionStart = i, fractionDigits = 0
         if i < b.count, b[i] == UInt8(ascii: ".") {
             i += 1
-            while i < b.count, (48...57).contains(b[i]) {
-                if fractionDigits < 9 { nanos = nanos * 10 + Int64(b[i] - 48) }
-                fractionDigits += 1
-                i += 1
-            }
-            for _ in min(fractionDigits, 9)..<9 { nanos *= 10 }
+            fractionStart = i
+            while isDigit(i) { i += 1 }
+            fractionDigits = i - fractionStart
         }
         guard wholeDigits + fractionDigits > 0 else { return nil }
-        if i < b.count {
-            // Exponent or anything else: fall back to Double for the former, refuse the latter.
-            guard b[i] == UInt8(ascii: "e") || b[i] == UInt8(ascii: "E"),
-                  let value = Double(String(decoding: b, as: UTF8.self)) else { return nil }
-            return Timestamp(secondsSinceEpoch: value)
+        var exponent = 0
+        if i < b.count, b[i] | 0x20 == UInt8(ascii: "e") {
+            i += 1
+            let negativeExponent = i < b.count && b[i] == UInt8(ascii: "-")
+            if negativeExponent || (i < b.count && b[i] == UInt8(ascii: "+")) { i += 1 }
+            let start = i
+            while isDigit(i) {
+                exponent = min(exponent * 10 + Int(b[i] - UInt8(ascii: "0")), 1_000_000)  // (far past any range)
+                i += 1
+            }
+            guard i > start else { return nil }
+            if negativeExponent { exponent = -exponent }
         }
-        // Beyond what 64-bit nanoseconds hold (about 2262): not a time this engine can represent.
-        let (scaled, overflow) = whole.multipliedReportingOverflow(by: 1_000_000_000)
-        guard !overflow, scaled <= Int64.max - nanos else { return nil }
-        let total = scaled + nanos
-        return Timestamp(nanosecondsSinceEpoch: negative ? -total : total)
+        guard i == b.count else { return nil }
+        // The nanoseconds are the digits that stand before the ninth place after the point (the
+        // point moved by the exponent), read as one integer; those after it are cut off.
+        let count = wholeDigits + fractionDigits
+        let kept = wholeDigits + exponent + 9
+        let limit = negative ? UInt64(Int64.max) + 1 : UInt64(Int64.max)  // (-2⁶³ has no positive twin)
+        var magnitude: UInt64 = 0
+        var k = 0
+        while k < kept {
+            if k >= count && magnitude == 0 { break }  // zeros from here on
+            let digit = k < count ? UInt64(b[k < wholeDigits ? wholeStart + k : fractionStart + k - wholeDigits] - UInt8(ascii: "0")) : 0
+            let (tens, overflow) = magnitude.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = tens.addingReportingOverflow(digit)
+            guard !overflow, !overflow2, sum <= limit else { return nil }  // beyond about 2262
+            magnitude = sum
+            k += 1
+        }
+        return Timestamp(nanosecondsSinceEpoch: negative ? Int64(truncatingIfNeeded: 0 &- magnitude) : Int64(magnitude))
     }
 
     /// `2026-03-01T08:00:05Z`, or with the fraction's significant digits (`…05.25Z`) when not whole.

@@ -29,7 +29,10 @@ struct RecordFields {
     func optionalDouble(_ name: String) throws(ObservationProblem) -> Double? {
         switch value(name) {
         case nil: return nil
-        case .json(.number(_, let v))?: return v
+        case .json(.number(let text, let v))?:
+            // (JSON's grammar allows numbers no `Double` holds: 1e400 would read as infinity.)
+            guard v.isFinite else { throw ObservationProblem(field: name, message: "expected a finite number, got \(text)") }
+            return v
         case .text(let s)?:
             guard let v = Double(s), v.isFinite else {
                 throw ObservationProblem(field: name, message: "expected a number, got \"\(s)\"")
@@ -93,9 +96,14 @@ struct RecordFields {
         return uuid
     }
 
-    /// Refuses fields the record's type does not have, so a misspelt optional field is not lost.
+    /// Refuses fields the record's type does not have, so a misspelt optional field is not lost, and
+    /// a field named twice (RFC 8259 leaves which value counts to the reader; none is chosen here).
     func requireOnly(_ allowed: Set<String>, type: String) throws(ObservationProblem) {
-        for field in fields where !allowed.contains(field.name) {
+        for (k, field) in fields.enumerated() {
+            if fields[..<k].contains(where: { $0.name == field.name }) {
+                throw ObservationProblem(field: field.name, message: "field named twice")
+            }
+            guard !allowed.contains(field.name) else { continue }
             if case .json(.null) = field.value { continue }
             throw ObservationProblem(field: field.name, message: "a \(type) record has no field \"\(field.name)\" (it has: \(allowed.sorted().joined(separator: ", ")))")
         }
