@@ -6,7 +6,8 @@ import Darwin
 
 /// Reads a file (or standard input) line by line through one buffer: each line is handed out in place,
 /// not copied, and the buffer grows only to hold the longest line. Lines end at `\n`; a trailing `\r`
-/// is dropped.
+/// is dropped. A UTF-8 byte order mark before the first line (RFC 8259 §8.1 lets a reader ignore
+/// it; spreadsheets write one before a CSV header) is skipped.
 struct LineReader: ~Copyable {
     private let descriptor: Int32
     private let ownsDescriptor: Bool
@@ -19,6 +20,8 @@ struct LineReader: ~Copyable {
     private var lineStart = 0
     private var lineEnd = 0
     private var atEndOfFile = false
+    /// Whether nothing has been handed out yet (a byte order mark may stand first).
+    private var atStart = true
     /// Its 1-based number.
     private(set) var lineNumber = 0
     /// Why reading stopped early, if it did (`errno`): the input ends there, and the caller says so.
@@ -59,6 +62,7 @@ struct LineReader: ~Copyable {
     /// Advances to the next line; `false` at the end of the input.
     @inline(__always)
     mutating func nextLine() -> Bool {
+        if atStart { skipByteOrderMark() }
         if start < end, let newline = memchr(storage + start, Int32(UInt8(ascii: "\n")), end - start) {
             let n = storage.distance(to: newline.assumingMemoryBound(to: UInt8.self))
             setLine(start, n)
@@ -79,6 +83,7 @@ struct LineReader: ~Copyable {
     /// not one whole line fits, at the end of the input, and after a read error: `nextLine()` then
     /// says what is left. Valid until the next call that reads.
     mutating func peekLines(bytes: Int) -> UnsafeBufferPointer<UInt8>? {
+        if atStart { skipByteOrderMark() }
         while end - start < bytes && !atEndOfFile && readError == nil {
             if start > 0 {
                 memmove(storage, storage + start, end - start)
@@ -148,6 +153,13 @@ struct LineReader: ~Copyable {
             }
             fill()
         }
+    }
+
+    /// Skips a UTF-8 byte order mark at the start of the input, if there is one.
+    private mutating func skipByteOrderMark() {
+        atStart = false
+        while end - start < 3 && !atEndOfFile && readError == nil { fill() }
+        if end - start >= 3, storage[start] == 0xEF, storage[start + 1] == 0xBB, storage[start + 2] == 0xBF { start += 3 }
     }
 
     /// Reads more bytes after `end`; sets `atEndOfFile` or `readError` when there are none.
