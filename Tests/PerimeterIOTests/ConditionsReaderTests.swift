@@ -103,6 +103,16 @@ import Testing
         }
     }
 
+    /// A UTF-8 byte order mark before the collection is skipped; one later is not JSON.
+    @Test func aByteOrderMarkFirstIsSkipped() {
+        let text = "{\"type\":\"FeatureCollection\",\"features\":[\n" + Self.circle + "\n]}"
+        let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
+        let (definitions, problems) = ConditionsReader.parse(Data(bom + Array(text.utf8)), file: "c.geojson")
+        #expect(problems.isEmpty && definitions.count == 1)
+        let (_, later) = ConditionsReader.parse(Data(Array(" ".utf8) + bom + Array(text.utf8)), file: "c.geojson")
+        #expect(later.count == 1)
+    }
+
     @Test func notJSONNamesTheLine() {
         let (_, problems) = ConditionsReader.parse(Data("{\"type\":\n\"FeatureCollection\",,}".utf8), file: "c.geojson")
         #expect(problems.count == 1)

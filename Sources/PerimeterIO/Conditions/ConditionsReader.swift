@@ -31,7 +31,9 @@ public enum ConditionsReader {
     public static func parse(_ data: Data, file: String, repair: Bool = false, threads: Int = 1) -> ([ConditionDefinition], [InputError]) {
         let reader = FeatureReader(file: file, repair: repair)
         return data.withUnsafeBytes { raw in
-            let bytes = raw.bindMemory(to: UInt8.self)
+            var bytes = raw.bindMemory(to: UInt8.self)
+            // A UTF-8 byte order mark first (RFC 8259 §8.1: a parser may ignore it) is skipped.
+            if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = UnsafeBufferPointer(rebasing: bytes[3...]) }
             // Text that is not JSON: the whole parse names the first error, as it always has.
             return parseByFeature(bytes, reader: reader, threads: max(1, threads)) ?? parseWhole(bytes, reader: reader)
         }
