@@ -70,6 +70,10 @@ public enum Geodesy {
     public static func expanded(_ box: BoundingBox, metres: Double) -> BoundingBox {
         let low = boundingBox(around: Coordinate(latitude: box.minLatitude, longitude: box.minLongitude), metres: metres)
         let high = boundingBox(around: Coordinate(latitude: box.maxLatitude, longitude: box.maxLongitude), metres: metres)
+        // Within `metres` of a pole every longitude is: so is the expanded box's.
+        if low.minLongitude <= -180 && low.maxLongitude >= 180 || high.minLongitude <= -180 && high.maxLongitude >= 180 {
+            return BoundingBox(minLatitude: low.minLatitude, maxLatitude: high.maxLatitude, minLongitude: -180, maxLongitude: 180)
+        }
         // The longitude half-width is largest at the latitude nearest a pole.
         let dLon = max(box.minLongitude - low.minLongitude, high.maxLongitude - box.maxLongitude)
         return BoundingBox(minLatitude: low.minLatitude, maxLatitude: high.maxLatitude,

@@ -23,6 +23,10 @@ final class PolygonLocator: Sendable {
     /// Metres that k − 1 cells of clearance guarantee, per cell: the smaller cell side at the
     /// latitude of the box nearest a pole, with 1 % to spare for the sphere.
     private let metresPerClearanceCell: Double
+    /// The most metres a clearance may show: k − 1 cells count in full only while they span at most
+    /// 25° of longitude, within which cos(φ) × Δλ stays below the sphere's distance (beyond, the
+    /// haversine's sine bends away from the straight line, and over a pole it is far shorter).
+    private let largestClearance: Double
     /// Vertices as `x, y` (longitude, latitude), every ring of every part, each ring closed (its
     /// first vertex again at its end). Edge `e` runs from vertex `e` to vertex `e + 1`: an edge is
     /// named by its first vertex, and a ring's closing vertex starts none. (Each vertex once: 16
@@ -63,10 +67,10 @@ final class PolygonLocator: Sendable {
     private let smallEdgeStart: [UInt16]
     private let smallEdges: [UInt16]
 
-    /// The heap bytes of the locator: itself (a 16-byte header, thirteen scalars and eleven array
+    /// The heap bytes of the locator: itself (a 16-byte header, fourteen scalars and eleven array
     /// references) and its arrays.
     var heapBytes: Int {
-        16 + 13 * 8 + 11 * 8
+        16 + 14 * 8 + 11 * 8
             + HeapBytes.of(vertices) + HeapBytes.of(ringEdgeCounts) + HeapBytes.of(blocks)
             + HeapBytes.of(stripeStart) + HeapBytes.of(stripeEdges)
             + HeapBytes.of(cells) + HeapBytes.of(cellDetails) + HeapBytes.of(cellEdgeStart) + HeapBytes.of(cellEdges)
@@ -185,9 +189,12 @@ final class PolygonLocator: Sendable {
         self.rows = rows
         cellScaleX = Double(columns) / width
         cellScaleY = Double(rows) / height
-        let poleward = min(89.999, max(abs(minY), abs(maxY)))
-        metresPerClearanceCell = min(1 / cellScaleX, 1 / cellScaleY) * Geodesy.metresPerDegree
+        // A box that reaches a pole has no clearance to speak of: every longitude meets there, so a
+        // boundary cell far along the raster's top (or bottom) row can be metres away over the pole.
+        let poleward = max(abs(minY), abs(maxY))
+        metresPerClearanceCell = poleward >= 90 ? 0 : min(1 / cellScaleX, 1 / cellScaleY) * Geodesy.metresPerDegree
             * cos(poleward * Geodesy.radiansPerDegree) * 0.99
+        largestClearance = (25 * cellScaleX).rounded(.down) * metresPerClearanceCell
         var cells = [UInt8](repeating: Self.outside, count: columns * rows)
         var pairs: [(cell: Int32, edge: Int32)] = []
         Self.markBoundary(vertices: vertices, ringEdgeCounts: ringEdgeCounts, into: &cells, pairs: &pairs, columns: columns, rows: rows, minX: minX, minY: minY,
@@ -799,7 +806,7 @@ final class PolygonLocator: Sendable {
             let (column, row) = raster.columnAndRow(c.longitude, c.latitude)
             let k = Self.clearance(cellDetails[row * columns + column])
             // The point may sit at its cell's edge: k − 1 whole cells separate it from the boundary.
-            if k >= 2 && Double(k - 1) * metresPerClearanceCell > metres { return false }
+            if k >= 2 && min(Double(k - 1) * metresPerClearanceCell, largestClearance) > metres { return false }
         }
         let box = frame.marginBox
         guard metres <= 1000, abs(c.latitude) <= 80 else {
@@ -837,19 +844,85 @@ final class PolygonLocator: Sendable {
     /// that reach into `box` — or, for a polygon of few edges, over all of them, which differs only
     /// when the nearest lies beyond the box; infinity if none do.
     func nearestBoundaryDistance(from c: Coordinate, within box: BoundingBox) -> Double {
-        var frame = NearestPointFrame(c)
-        if edgeCount <= Self.fewEdges {
-            // A few edges: all of them, each once, cost less than finding those in the box (which,
-            // for the cover grid's boxes, are most of them, some several times over). Edges beyond
-            // the box can only lower the result: still the nearest boundary distance.
-            forEveryEdge { x1, y1, x2, y2 in frame.consider(x1, y1, x2, y2) }
-        } else {
-            forEachEdge(near: box) { x1, y1, x2, y2 in
-                frame.consider(x1, y1, x2, y2)
-                return true
+        func edges(_ body: (Double, Double, Double, Double) -> Void) {
+            if edgeCount <= Self.fewEdges {
+                // A few edges: all of them, each once, cost less than finding those in the box (which,
+                // for the cover grid's boxes, are most of them, some several times over). Edges beyond
+                // the box can only lower the result: still the nearest boundary distance.
+                forEveryEdge(body)
+            } else {
+                forEachEdge(near: box) { x1, y1, x2, y2 in
+                    body(x1, y1, x2, y2)
+                    return true
+                }
             }
         }
-        return frame.nearest.map { Geodesy.distance(c, $0) } ?? .infinity
+        return Self.nearestDistance(from: c, edges: edges)
+    }
+
+    /// The distance in metres from `c` to the nearest of the edges `edges` calls its body with: the
+    /// haversine distance to the point an equirectangular frame centred on `c` finds nearest. Where
+    /// that frame can mislead — the frame's scale east–west differs from the edges' own by up to
+    /// tan φ × the distance, which picks a point measurably farther (0.5 % from about 90 km of
+    /// tan φ × distance: 50 km at 60°) beyond `frameTrusted` times less; and within 10° of a pole,
+    /// where the frame measures round the pole rather than across it — the edges that may hold
+    /// the nearest point (all of them near a pole) are measured on the sphere itself instead
+    /// (`sphericalDistance`). Always the distance to a real boundary point: never below the true one.
+    static func nearestDistance(from c: Coordinate, edges: ((Double, Double, Double, Double) -> Void) -> Void) -> Double {
+        var frame = NearestPointFrame(c)
+        edges { x1, y1, x2, y2 in frame.consider(x1, y1, x2, y2) }
+        guard let nearest = frame.nearest else { return .infinity }
+        let framed = Geodesy.distance(c, nearest)
+        let nearPole = abs(c.latitude) > 80
+        guard nearPole || (framed > frameTrusted
+                           && framed * abs(tan(c.latitude * Geodesy.radiansPerDegree)) > frameTrusted * 10) else { return framed }
+        // Edges whose frame distance is within three times the best's: the frame is off by far less
+        // within 100 km below 80° (SPEC's 0.5 % asks no more).
+        let far = 9 * frame.bestSquared
+        var best = framed
+        edges { x1, y1, x2, y2 in
+            if nearPole || frame.closeness(x1, y1, x2, y2, near: 0, far: far) != .beyond {
+                best = min(best, sphericalDistance(from: c, x1, y1, x2, y2))
+            }
+        }
+        return best
+    }
+
+    /// Up to here the frame's nearest point is within 0.1 % of the nearest on the sphere below 80°
+    /// (the margin test's fast path relies on the frame alone up to 1 km margins), and up to ten
+    /// times it of tan φ × distance within a tenth of SPEC's 0.5 %.
+    static let frameTrusted = 1050.0
+
+    /// The least haversine distance from `c` to the edge from (`x1`, `y1`) to (`x2`, `y2`), straight in
+    /// longitude and latitude (moved a turn round as the frame moves it): the best of 16 samples,
+    /// then a golden-section search between its neighbours.
+    static func sphericalDistance(from c: Coordinate, _ x1: Double, _ y1: Double, _ x2: Double, _ y2: Double) -> Double {
+        var a = x1 - c.longitude, b = x2 - c.longitude
+        if min(a, b) > 180 { a -= 360; b -= 360 } else if max(a, b) < -180 { a += 360; b += 360 }
+        let lon1 = c.longitude + a, lon2 = c.longitude + b
+        func at(_ t: Double) -> Double {
+            Geodesy.distance(c, Coordinate(latitude: y1 + t * (y2 - y1), longitude: lon1 + t * (lon2 - lon1)))
+        }
+        let samples = 16
+        var bestT = 0.0, best = at(0)
+        for k in 1...samples {
+            let t = Double(k) / Double(samples), d = at(t)
+            if d < best { best = d; bestT = t }
+        }
+        var low = max(0, bestT - 1 / Double(samples)), high = min(1, bestT + 1 / Double(samples))
+        let ratio = (5.0.squareRoot() - 1) / 2
+        var m1 = high - ratio * (high - low), m2 = low + ratio * (high - low)
+        var d1 = at(m1), d2 = at(m2)
+        for _ in 0..<48 {
+            if d1 < d2 {
+                high = m2; m2 = m1; d2 = d1
+                m1 = high - ratio * (high - low); d1 = at(m1)
+            } else {
+                low = m1; m1 = m2; d1 = d2
+                m2 = low + ratio * (high - low); d2 = at(m2)
+            }
+        }
+        return min(best, d1, d2)
     }
 
     /// Polygons with at most this many edges scan them all for `nearestBoundaryDistance`.

@@ -39,14 +39,13 @@ struct PolygonShape: Sendable {
 
     /// Great-circle distance in metres from `c` to the nearest point of the boundary, by scanning every
     /// edge: the nearest point is found in an equirectangular frame centred on `c` (where edges straight
-    /// in lon/lat stay straight), then measured with the haversine formula. The frame's distortion only
-    /// moves which boundary point is picked, a second-order error well under SPEC's 0.5 % within
+    /// in lon/lat stay straight), then measured with the haversine formula; beyond 1 km, or within 10°
+    /// of a pole, where the frame's distortion could pick a point measurably farther, the likely edges
+    /// are measured on the sphere (`PolygonLocator.nearestDistance`). Within SPEC's 0.5 % within
     /// 100 km (checked against a fine search in the tests). `side(of:margin:)` uses the same measure
     /// through the locator's indexes; this plain scan is its oracle.
     func distanceToBoundary(from c: Coordinate) -> Double {
-        var frame = NearestPointFrame(c)
-        locator.forEveryEdge { x1, y1, x2, y2 in frame.consider(x1, y1, x2, y2) }
-        return frame.nearest.map { Geodesy.distance(c, $0) } ?? .infinity
+        PolygonLocator.nearestDistance(from: c, edges: locator.forEveryEdge)
     }
 }
 
