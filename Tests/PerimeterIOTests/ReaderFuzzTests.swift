@@ -1275,18 +1275,22 @@ import Testing
 
     // MARK: - Tests
 
-    /// JSON Lines, a few thousand lines a file, one record at a time (`next()`) and in runs on one thread.
-    @Test func jsonLinesMatchTheOracle() throws {
+    /// JSON Lines or CSV (`csv`), eight files of a few thousand lines, one record at a time (`next()`)
+    /// and in runs on one thread.
+    @Test(arguments: [false, true])
+    func filesMatchTheOracle(csv: Bool) throws {
         var found: [Mismatch] = [], notes = Notes()
         var total = 0, counts = (records: 0, errors: 0, open: 0)
+        let label = csv ? "csv" : "jsonLines"
         for seed in UInt64(1)...8 {
-            var rng = SplitMix64(seed: 0x5EED_0000 + seed)
-            let (bytes, _) = Self.file(csv: false, lines: 2_500, segments: Int.random(in: 2...4, using: &rng), rate: 12, plainSegments: false,
-                                  bom: seed == 3, finalNewline: seed % 2 == 0, &rng)
-            let name = seed == 5 ? "obs-\(seed).log" : seed == 6 ? "obs-\(seed).ndjson" : "obs-\(seed).jsonl"
+            var rng = SplitMix64(seed: (csv ? 0xC5F_0000 : 0x5EED_0000) + seed)
+            let (bytes, header) = Self.file(csv: csv, lines: 2_500, segments: Int.random(in: 2...4, using: &rng), rate: 12, plainSegments: false,
+                                            bom: !csv && seed == 3, finalNewline: seed % 2 == (csv ? 1 : 0), &rng)
+            let name = csv ? (seed == 4 ? "obs-\(seed).txt" : "obs-\(seed).csv")
+                : seed == 5 ? "obs-\(seed).log" : seed == 6 ? "obs-\(seed).ndjson" : "obs-\(seed).jsonl"
             let path = try Self.write(bytes, named: name)
             let lines = Self.lines(bytes)
-            let expectations = Self.jsonExpectations(lines, notes: &notes)
+            let expectations = csv ? Self.csvExpectations(lines, header: header!) : Self.jsonExpectations(lines, notes: &notes)
             let items = try Self.oneAtATime(path)
             Self.check(items, expectations, lines: lines, path: path, into: &found)
             let (runs, _) = try Self.inRuns(path, threads: 1, engineRecords: seed % 2 == 0, seed: seed)
@@ -1295,32 +1299,9 @@ import Testing
             let t = Self.tally(expectations)
             counts = (counts.records + t.records, counts.errors + t.errors, counts.open + t.open)
         }
-        print("[jsonLines] 8 files, \(total) lines: \(counts.records) records, \(counts.errors) errors, \(counts.open) open; \(found.count) mismatches")
-        notes.report("jsonLines")
-        Self.report(found, label: "jsonLines")
-    }
-
-    /// CSV, a few thousand lines a file, one record at a time and in runs on one thread.
-    @Test func csvMatchesTheOracle() throws {
-        var found: [Mismatch] = []
-        var total = 0, counts = (records: 0, errors: 0, open: 0)
-        for seed in UInt64(1)...8 {
-            var rng = SplitMix64(seed: 0xC5F_0000 + seed)
-            let (bytes, header) = Self.file(csv: true, lines: 2_500, segments: Int.random(in: 2...4, using: &rng), rate: 12, plainSegments: false,
-                                       bom: false, finalNewline: seed % 2 == 1, &rng)
-            let path = try Self.write(bytes, named: seed == 4 ? "obs-\(seed).txt" : "obs-\(seed).csv")
-            let lines = Self.lines(bytes)
-            let expectations = Self.csvExpectations(lines, header: header!)
-            let items = try Self.oneAtATime(path)
-            Self.check(items, expectations, lines: lines, path: path, into: &found)
-            let (runs, _) = try Self.inRuns(path, threads: 1, engineRecords: seed % 2 == 0, seed: seed)
-            if let d = Self.firstDifference(items, runs) { Issue.record("[\(path)] next() and runs differ: \(d)") }
-            total += lines.count
-            let t = Self.tally(expectations)
-            counts = (counts.records + t.records, counts.errors + t.errors, counts.open + t.open)
-        }
-        print("[csv] 8 files, \(total) lines: \(counts.records) records, \(counts.errors) errors, \(counts.open) open; \(found.count) mismatches")
-        Self.report(found, label: "csv")
+        print("[\(label)] 8 files, \(total) lines: \(counts.records) records, \(counts.errors) errors, \(counts.open) open; \(found.count) mismatches")
+        if !csv { notes.report(label) }
+        Self.report(found, label: label)
     }
 
     /// Files of several megabytes: long runs of plain fixes (parallel blocks) between stretches of
