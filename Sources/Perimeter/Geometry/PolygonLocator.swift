@@ -881,6 +881,8 @@ final class PolygonLocator: Sendable {
         let far = 9 * frame.bestSquared
         var best = framed
         edges { x1, y1, x2, y2 in
+            // (No nearer than its latitudes allow: edges that cannot beat the best cost no search.)
+            guard Geodesy.metresPerDegree * max(0, min(y1, y2) - c.latitude, c.latitude - max(y1, y2)) < best else { return }
             if nearPole || frame.closeness(x1, y1, x2, y2, near: 0, far: far) != .beyond {
                 best = min(best, sphericalDistance(from: c, x1, y1, x2, y2))
             }
