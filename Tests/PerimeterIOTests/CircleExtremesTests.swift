@@ -148,8 +148,7 @@ import Testing
             let centre = Self.destination((pole, 0), metres: .random(in: 150_000...500_000, using: &rng), bearing: .random(in: 0..<360, using: &rng))
             circles.append(Circle(id: "ring\(k)", lat: centre.0, lon: centre.1, radius: .random(in: 20_000...80_000, using: &rng)))
         }
-        var probe = try Self.engine(policy, [.add(circles)])
-        probe.prepare()
+        let probe = try Self.preparedEngine(policy, circles)
         let grid = probe.catalog.coverGrid
         #expect(!grid.excluded.contains(0) && grid.builtThrough == Int32(circles.count),
                 "the grid must hold the circle at the pole (excluded: \(grid.excluded))")
@@ -281,8 +280,7 @@ import Testing
         let tinyCentre = Self.destination(Self.paris, metres: 500, bearing: 45)
         circles.append(Circle(id: "tiny1cm", lat: tinyCentre.0, lon: tinyCentre.1, radius: 0.01))
         circles.append(Circle(id: "tiny1m", lat: tinyCentre.0, lon: tinyCentre.1, radius: 1))
-        var probe = try Self.engine(policy, [.add(circles)])
-        probe.prepare()
+        let probe = try Self.preparedEngine(policy, circles)
         let grid = probe.catalog.coverGrid
         #expect(grid.hasCells)
         let identifiers = probe.catalog.geographicIdentifiers
@@ -340,8 +338,7 @@ import Testing
         let rimCentre = Self.destination(Self.paris, metres: 1_000_000, bearing: 123)
         circles.append(Circle(id: "max1000k", lat: rimCentre.0, lon: rimCentre.1, radius: 1_000_000))
         circles.append(Circle(id: "max1000kAtPole", lat: 90, lon: 0, radius: 1_000_000))
-        var probe = try Self.engine(policy, [.add(circles)])
-        probe.prepare()
+        let probe = try Self.preparedEngine(policy, circles)
         let grid = probe.catalog.coverGrid
         #expect(grid.hasCells)
 
@@ -947,12 +944,16 @@ extension CircleExtremesTests {
         return stats
     }
 
-    /// The cover grid an engine builds for `circles` by itself (for more than 32), if any.
-    static func gridTheEngineBuilds(_ policy: MonitoringPolicy, _ circles: [Circle]) throws -> CoverGrid? {
-        guard circles.count > 32 else { return nil }
+    /// An engine holding `circles` with its indexes laid out, to look at its cover grid.
+    static func preparedEngine(_ policy: MonitoringPolicy, _ circles: [Circle]) throws -> MonitoringEngine {
         var probe = try engine(policy, [.add(circles)])
         probe.prepare()
-        return probe.catalog.coverGrid
+        return probe
+    }
+
+    /// The cover grid an engine builds for `circles` by itself (for more than 32), if any.
+    static func gridTheEngineBuilds(_ policy: MonitoringPolicy, _ circles: [Circle]) throws -> CoverGrid? {
+        circles.count > 32 ? try preparedEngine(policy, circles).catalog.coverGrid : nil
     }
 
     /// `count` circles of 30–400 m round Paris, in random starting states.
