@@ -192,22 +192,30 @@ func monitorLatency(_ conditions: [Condition], _ fixes: Fixes, policy: Monitorin
     let ids = (0..<(Int(fixes.device.max() ?? 0) + 1)).map { engine.deviceID("d\($0)") }
     var events: [MonitorEvent] = []
     for i in 0..<warm { try! engine.process(.fix(fixes.fix(i)), device: ids[Int(fixes.device[i])], cause: i, into: &events); events.removeAll() }
-    var samples: [Double] = [], anchored: [Double] = [], geometric: [Double] = []
+    var samples: [Double] = [], anchored: [Double] = [], nearAnchor: [Double] = [], full: [Double] = []
     samples.reserveCapacity(n)
     for i in warm..<(warm + n) {
         let f = fixes.fix(i), d = ids[Int(fixes.device[i])]
-        let anchoredBefore = engine.fixesAnsweredByAnchor
+        let anchoredBefore = engine.fixesAnsweredByAnchor, nearBefore = engine.fixesMeasuredNearAnchor
         let start = clock.now
         try! engine.process(.fix(f), device: d, cause: i, into: &events)
         let elapsed = seconds(clock.now - start)
         samples.append(elapsed)
-        // Where the tail comes from: fixes their anchor answered, and those that needed geometry.
-        if engine.fixesAnsweredByAnchor > anchoredBefore { anchored.append(elapsed) } else { geometric.append(elapsed) }
+        // Where the tail comes from: fixes their anchor answered, those measured near it (only the
+        // conditions whose terms they break), and full evaluations.
+        if engine.fixesAnsweredByAnchor > anchoredBefore {
+            anchored.append(elapsed)
+        } else if engine.fixesMeasuredNearAnchor > nearBefore {
+            nearAnchor.append(elapsed)
+        } else {
+            full.append(elapsed)
+        }
         events.removeAll(keepingCapacity: true)
     }
     print("engine.process one fix: \(percentiles(samples))")
     print("  answered by the anchor (\(anchored.count)): \(percentiles(anchored))")
-    print("  needing geometry (\(geometric.count)): \(percentiles(geometric))")
+    print("  measured near the anchor (\(nearAnchor.count)): \(percentiles(nearAnchor))")
+    print("  evaluated in full (\(full.count)): \(percentiles(full))")
 
     // Through the actor twice: its events streamed and read as the README's example reads them, by
     // a task of their own (a stream nobody reads keeps every event, and its growth would be timed

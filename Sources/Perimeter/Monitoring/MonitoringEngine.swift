@@ -381,9 +381,10 @@ public struct MonitoringEngine: Sendable {
     /// Events still held (provisional always, awaiting the deferred prompt's answer), over all devices.
     public var heldEventCount: Int { devices.reduce(0) { $0 + $1.authorization.held.count } }
 
-    /// Ends the input: for each device, in order of its first record, stream time runs to its latest
-    /// record: beacon exits due at or before it fire, held events older than the maximum age by then
-    /// expire. Nothing later is invented; events still held stay held.
+    /// Ends the input: for each device, in the order devices were named (by `deviceID(_:)` or their first
+    /// record), stream time runs to its latest record: beacon exits due at or before it fire, held
+    /// events older than the maximum age by then expire. Nothing later is invented; events still held
+    /// stay held.
     public mutating func finish(into events: inout [MonitorEvent]) {
         for di in devices.indices where devices[di].hasStarted {
             devices[di].catchUp(with: catalog, policy: policy)
