@@ -2,7 +2,8 @@
 /// `locationManagerDidChangeAuthorization` tells an app (001), plus whether it is in use.
 public struct AuthorizationChange: Sendable, Hashable {
     public var device: String
-    /// When it changed, in the device's stream time (a lapse is dated when the app stopped being in use).
+    /// When it changed, in the device's stream time (a lapse is dated when the app stopped being in use,
+    /// or when the grant was made if that was later).
     public var date: Timestamp
     public var status: AuthorizationStatus
     /// `whenInUse` granted with Allow Once.

@@ -53,7 +53,10 @@ extension DeviceState {
         let lapsed = authorization.settle(at: t, grace: grace)
         let inUse = authorization.isInUse(at: t, grace: grace)
         guard lapsed || reportedAuthorization?.isInUse != inUse else { return }
-        let date = inUse ? t : min(t, authorization.graceEnd(grace) ?? t)
+        // Dated when use ended, but never before the last report: a temporary grant made after use
+        // ended (a prompt answered in the background) lapses the instant it is made.
+        var date = inUse ? t : min(t, authorization.graceEnd(grace) ?? t)
+        if let last = reportedAuthorization?.date, last > date { date = last }
         reportAuthorization(date: date, inUseAt: t, cause: cause, grace: grace)
     }
 

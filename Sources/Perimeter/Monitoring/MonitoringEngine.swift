@@ -210,6 +210,8 @@ public struct MonitoringEngine: Sendable {
         }
         if isAuthorizationRecord {
             devices[di].reportAuthorization(date: time, inUseAt: time, cause: cause, grace: grace)
+            // A temporary grant answered while the app is not in use is reported, then lapses at once.
+            devices[di].settle(at: time, cause: cause, grace: grace)
         }
     }
 
