@@ -669,6 +669,37 @@ import Testing
         return out.isEmpty ? nil : "\(rec): " + out.joined(separator: "; ")
     }
 
+    /// Interleaved records through a fresh engine: one at a time (`batchThreads` nil), or with each run
+    /// of consecutive fixes (of any devices) as one batch on `batchThreads` threads. Its events, and its
+    /// authorization changes in record order.
+    static func replay(_ settings: Settings, _ sequence: [(device: Int, rec: Rec, cause: Int)],
+                       batchThreads: Int?) throws -> (events: [MonitorEvent], changes: [AuthorizationChange]) {
+        var engine = MonitoringEngine(policy: settings.policy)
+        engine.batchThreads = batchThreads ?? 1
+        try engine.add(.circle(CircularGeographicCondition(center: centre, radius: 100)), identifier: "c", assuming: .unsatisfied)
+        let ids = (0..<4).map { engine.deviceID("dev\($0)") }
+        var events: [MonitorEvent] = [], changes: [AuthorizationChange] = []
+        var run: [FixRecord] = []
+        for (d, rec, cause) in sequence {
+            if batchThreads != nil, case .fix(let fix) = rec.observation {
+                run.append(FixRecord(device: ids[d], fix: fix, cause: cause))
+                continue
+            }
+            if !run.isEmpty {
+                try engine.process(run, into: &events)
+                run.removeAll()
+            }
+            // (A refused record changes nothing; the oracle comparison checks which are refused.)
+            try? engine.process(rec.observation, device: ids[d], cause: cause, into: &events)
+        }
+        if !run.isEmpty { try engine.process(run, into: &events) }
+        engine.finish(into: &events)
+        engine.takeAuthorizationChanges(into: &changes)
+        // (A batch gathers its devices' changes after it; within a record they keep their order.)
+        let ordered = changes.enumerated().sorted { ($0.element.cause, $0.offset) < ($1.element.cause, $1.offset) }.map(\.element)
+        return (events, ordered)
+    }
+
     /// The smallest sequence (removing one record at a time) that still disagrees; nil if the device's
     /// records alone, on an engine of their own, agree (then other devices' records mattered).
     static func shrink(_ settings: Settings, _ recs: [Rec]) throws -> ([Rec], Mismatch)? {
@@ -720,6 +751,7 @@ import Testing
             }
             var events: [MonitorEvent] = []
             var failed = false
+            var sequence: [(device: Int, rec: Rec, cause: Int)] = []
             // Devices' records interleaved: each device's verdicts must depend on its own records only.
             for cause in 1...100 {
                 let d = gen.int(0...names.count - 1)
@@ -728,6 +760,7 @@ import Testing
                 let rec = scripts[d].isEmpty ? gen.record(after: last[d], oracles[d]) : scripts[d].removeFirst()
                 last[d] = rec.time
                 history[d].append(rec)
+                sequence.append((d, rec, cause))
                 let linesBefore = events.count
                 let message = Self.step(&engine, &oracles[d], &events, rec, device: names[d], cause: cause,
                                         outcomes: { $0.outcomes.merging(others, uniquingKeysWith: +) })
@@ -752,6 +785,15 @@ import Testing
             var tail: [MonitorEvent] = []
             engine.finish(into: &tail)
             #expect(tail.isEmpty, "run \(run): finish wrote \(tail.map(Line.init)); only beacon exits and expiries fire there")
+            // The batch path (runs of fixes as batches, other records between them) gives the same.
+            let one = try Self.replay(settings, sequence, batchThreads: nil)
+            #expect(one.events == events, "run \(run): replayed one record at a time")
+            for threads in [1, 3] {
+                let batched = try Self.replay(settings, sequence, batchThreads: threads)
+                #expect(firstDifference(batched.events, one.events) == nil, "run \(run): fixes in batches on \(threads) thread(s)")
+                #expect(firstDifference(batched.changes, one.changes) == nil,
+                        "run \(run): authorization changes, fixes in batches on \(threads) thread(s)")
+            }
             lines += events.count
             for o in oracles { coverage.merge(o.coverage, uniquingKeysWith: +) }
         }
