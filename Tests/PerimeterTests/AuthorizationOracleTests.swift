@@ -10,19 +10,42 @@ import Testing
 /// engine's authorization code. One circle; fixes jump between its centre and 1 km away, so most fixes
 /// are a change of state whose verdict is compared, field by field, record by record; so are the
 /// authorization-change stream and the outcome (accepted or refused) of every record.
+///
+/// And one beacon identity condition "b" (SPEC §2): sightings satisfy it, and its exits fire between
+/// records, at their due time (last matching sighting, or the device's first record, + the exit
+/// timeout), with the verdict the authorization had at that instant — not at the record that fired
+/// them: within the grace period or not, before or after a temporary grant lapsed, before or after a
+/// held event expired (README: "expiries and beacon exits happen in time order (an expiry first at
+/// the same instant)"), opening the deferred always prompt when held. Exits due at or before a
+/// device's last record come out of `finish(into:)`, compared as well.
 @Suite struct AuthorizationOracleTests {
     static let base: Int64 = 1_772_352_000_000_000_000  // 2026-03-01T08:00:00Z
     static let second: Int64 = 1_000_000_000
     static let centre = Coordinate(latitude: 45, longitude: 5)
     static let away = Coordinate(latitude: 45 + 1000 / Geodesy.metresPerDegree, longitude: 5)
+    static let beaconUUID = UUID(uuidString: "5A4BCFCE-174E-4BAC-A814-092E77F6B7E5")!
+    static let otherUUID = UUID(uuidString: "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0")!
 
     // MARK: Records
 
     enum Side: String { case inside, outside, invalid }
 
+    /// A sighted beacon: the condition's UUID (or another), a major and a minor.
+    struct Beacon: Equatable {
+        var otherUUID: Bool
+        var major: UInt16
+        var minor: UInt16
+
+        var identity: BeaconIdentity {
+            BeaconIdentity(uuid: otherUUID ? AuthorizationOracleTests.otherUUID : AuthorizationOracleTests.beaconUUID,
+                           major: major, minor: minor)
+        }
+    }
+
     /// One generated record; times are nanoseconds after `base`.
     enum Rec: CustomStringConvertible {
         case fix(Int64, Side)
+        case sighting(Int64, Beacon)
         case app(Int64, AppState)
         case request(Int64, AuthorizationRequest.Kind)
         case answer(Int64, PromptAnswer.Choice, Bool?)
@@ -31,8 +54,21 @@ import Testing
 
         var time: Int64 {
             switch self {
-            case .fix(let t, _), .app(let t, _), .request(let t, _), .answer(let t, _, _), .settings(let t, _, _, _),
-                 .session(let t, _, _, _, _): t
+            case .fix(let t, _), .sighting(let t, _), .app(let t, _), .request(let t, _), .answer(let t, _, _),
+                 .settings(let t, _, _, _), .session(let t, _, _, _, _): t
+            }
+        }
+
+        /// The same record at another time.
+        func at(_ t: Int64) -> Rec {
+            switch self {
+            case .fix(_, let x): .fix(t, x)
+            case .sighting(_, let x): .sighting(t, x)
+            case .app(_, let x): .app(t, x)
+            case .request(_, let x): .request(t, x)
+            case .answer(_, let x, let y): .answer(t, x, y)
+            case .settings(_, let x, let y, let z): .settings(t, x, y, z)
+            case .session(_, let a, let b, let c, let d): .session(t, a, b, c, d)
             }
         }
 
@@ -42,6 +78,7 @@ import Testing
             case .fix(_, let side):
                 return .fix(Fix(time: ts, coordinate: side == .outside ? away : centre,
                                 horizontalAccuracy: side == .invalid ? -1 : 0))
+            case .sighting(_, let b): return .sighting(BeaconSighting(time: ts, identity: b.identity, rssi: -60))
             case .app(_, let state): return .app(AppStateChange(time: ts, state: state))
             case .request(_, let kind):
                 return .request(AuthorizationRequest(time: ts, kind: kind, purpose: kind == .temporaryFullAccuracy ? "nav" : nil))
@@ -58,6 +95,7 @@ import Testing
             let t = String(format: "t=%.9f", Double(time) / 1e9)
             switch self {
             case .fix(_, let side): return "\(t) fix \(side.rawValue)"
+            case .sighting(_, let b): return "\(t) sighting\(b.otherUUID ? " otherUUID" : "") major=\(b.major) minor=\(b.minor)"
             case .app(_, let s): return "\(t) app \(s.rawValue)"
             case .request(_, let k): return "\(t) request \(k.rawValue)"
             case .answer(_, let c, let p): return "\(t) answer \(c.rawValue)\(p.map { " precise=\($0)" } ?? "")"
@@ -72,32 +110,42 @@ import Testing
 
     /// One output line, as compared.
     struct Line: Equatable, CustomStringConvertible {
+        var identifier: String
         var state: ConditionState
         var date: Int64
         var verdict: Delivery.Verdict
         var reason: Delivery.Reason?
         var diagnostics: Diagnostics
+        var refinement: BeaconIdentity?
         var cause: Int
         var isFinal: Bool
 
-        init(state: ConditionState, date: Int64, _ delivery: Delivery, cause: Int, isFinal: Bool) {
+        init(_ identifier: String = "c", state: ConditionState, date: Int64, _ delivery: Delivery,
+             refinement: BeaconIdentity? = nil, cause: Int, isFinal: Bool) {
+            self.identifier = identifier
             self.state = state
             self.date = date
             verdict = delivery.verdict
             reason = delivery.reason
             diagnostics = delivery.diagnostics
+            self.refinement = refinement
             self.cause = cause
             self.isFinal = isFinal
         }
 
         init(_ e: MonitorEvent) {
-            self.init(state: e.state, date: e.date.nanosecondsSinceEpoch - AuthorizationOracleTests.base, e.delivery,
-                      cause: e.cause, isFinal: e.isFinalVerdict)
+            self.init(e.identifier, state: e.state, date: e.date.nanosecondsSinceEpoch - AuthorizationOracleTests.base, e.delivery,
+                      refinement: e.refinement, cause: e.cause, isFinal: e.isFinalVerdict)
         }
 
+        /// A beacon exit's own line (not the final line of a held one).
+        var isExit: Bool { identifier == "b" && state == .unsatisfied && !isFinal }
+
         var description: String {
-            "\(state.rawValue) @\(String(format: "%.9f", Double(date) / 1e9)) \(verdict.rawValue) "
-                + "\(reason?.rawValue ?? "-") \(diagnostics.names) cause \(cause)\(isFinal ? " final" : "")"
+            "\(identifier) \(state.rawValue) @\(String(format: "%.9f", Double(date) / 1e9)) \(verdict.rawValue) "
+                + "\(reason?.rawValue ?? "-") \(diagnostics.names)"
+                + "\(refinement.map { " refinement \($0.uuid == AuthorizationOracleTests.beaconUUID ? "" : "other:")\($0.major).\($0.minor)" } ?? "")"
+                + " cause \(cause)\(isFinal ? " final" : "")"
         }
     }
 
@@ -153,6 +201,10 @@ import Testing
         var capacity: Int
         var grace: Int64
         var maximumAge: Int64
+        /// The beacon condition "b": its exit timeout, its major (nil: any) and its starting state.
+        var timeout: Int64 = 30 * second
+        var major: UInt16? = 1
+        var assuming: ConditionState = .unsatisfied
 
         var policy: MonitoringPolicy {
             var p = MonitoringPolicy()
@@ -161,12 +213,28 @@ import Testing
             p.holdingCapacity = capacity
             p.gracePeriod = Double(grace) / 1e9
             p.maximumHoldingAge = Double(maximumAge) / 1e9
+            p.beaconExitTimeout = Double(timeout) / 1e9
             return p
+        }
+
+        var beaconCondition: Condition {
+            .beacon(major.map { BeaconIdentityCondition(uuid: beaconUUID, major: $0) } ?? BeaconIdentityCondition(uuid: beaconUUID))
+        }
+
+        func matches(_ b: Beacon) -> Bool { !b.otherUUID && major.map { $0 == b.major } ?? true }
+
+        /// An engine with the circle "c" (starting unsatisfied) and the beacon "b", in that order.
+        func engine() throws -> MonitoringEngine {
+            var engine = MonitoringEngine(policy: policy)
+            try engine.add(.circle(CircularGeographicCondition(center: centre, radius: 100)), identifier: "c", assuming: .unsatisfied)
+            try engine.add(beaconCondition, identifier: "b", assuming: assuming)
+            return engine
         }
 
         var description: String {
             "initialAuthorization=\(initial.rawValue) profile=\(ios18 ? "ios18" : "standard") holdingCapacity=\(capacity) "
-                + "gracePeriod=\(Double(grace) / 1e9) maximumHoldingAge=\(Double(maximumAge) / 1e9)"
+                + "gracePeriod=\(Double(grace) / 1e9) maximumHoldingAge=\(Double(maximumAge) / 1e9) "
+                + "beaconExitTimeout=\(Double(timeout) / 1e9) b: major=\(major.map(String.init) ?? "any") assuming=\(assuming.rawValue)"
         }
     }
 
@@ -185,7 +253,7 @@ import Testing
                 }
             }
         }
-        struct Held { var state: ConditionState; var date: Int64 }
+        struct Held { var identifier: String; var state: ConditionState; var date: Int64; var refinement: BeaconIdentity? }
         struct Session { var id: String; var goal: ServiceSessionRecord.Goal; var purpose: Bool; var counts: Bool }
 
         let settings: Settings
@@ -209,6 +277,13 @@ import Testing
         var held: [Held] = []
         var sessions: [Session] = []
         var condition = ConditionState.unsatisfied
+        /// The beacon condition "b": its state and when its exit is due (nil: none).
+        var beacon: ConditionState
+        var beaconDue: Int64?
+        /// The device's last record (accepted or not: stream time advanced to it), for the end of input.
+        var lastTime: Int64?
+        var lastCause = 0
+        var lastRefused = false
         /// The authorization last reported (nil before the device's first record) and the changes
         /// reported for the current record.
         var reported: Change?
@@ -219,6 +294,7 @@ import Testing
 
         init(_ settings: Settings) {
             self.settings = settings
+            beacon = settings.assuming
             switch settings.initial {
             case .always: status = .always; app = .foreground
             case .notDetermined: status = .notDetermined; app = .background
@@ -285,21 +361,121 @@ import Testing
             changes.append(now)
         }
 
-        /// Stream time runs to t: held events older than the maximum age (strictly) expire.
+        /// Stream time runs to t. Every beacon exit due strictly before t (SPEC §2) and every held event
+        /// older than the maximum age (strictly beyond date + age) happen, in time order; an expiry comes
+        /// first at the same instant (README "Held events"), the instant of an expiry being date + age
+        /// (scenario 18). With one beacon condition there is at most one exit between two records.
         mutating func advance(to t: Int64, cause: Int, into lines: inout [Line]) {
             if let first = held.first, t == first.date + settings.maximumAge {
                 coverage["record at exactly the maximum age", default: 0] += 1
             }
-            while let first = held.first, t > first.date + settings.maximumAge {
+            if let due = beaconDue {
+                if t == due - 1 { coverage["record 1 ns before an exit is due", default: 0] += 1 }
+                if t == due { coverage["record at an exit's due instant", default: 0] += 1 }
+                if t == due + 1 { coverage["exit due 1 ns before the record that fires it", default: 0] += 1 }
+            }
+            var exit = beaconDue.flatMap { $0 < t ? $0 : nil }
+            var expiredAt: [Int64] = []
+            var exitHeld: Int64?
+            while true {
+                let expiry = held.first.map { $0.date + settings.maximumAge }.flatMap { $0 < t ? $0 : nil }
+                if let e = exit, expiry.map({ e < $0 }) ?? true {
+                    exit = nil
+                    if expiredAt.contains(e) { coverage["exit at the instant a held event expired (expiry first)", default: 0] += 1 }
+                    if expiredAt.contains(e - 1) { coverage["exit 1 ns after a held event expired", default: 0] += 1 }
+                    if let f = held.first, f.date + settings.maximumAge == e + 1 {
+                        coverage["exit 1 ns before a held event expires", default: 0] += 1
+                    }
+                    let oldest = held.first
+                    let d = fireExit(at: e, recordTime: t, cause: cause, into: &lines)
+                    if d?.verdict == .held {
+                        exitHeld = e
+                        if expiredAt.contains(e) { coverage["held exit at the instant a held event expired", default: 0] += 1 }
+                        if expiredAt.contains(e - 1) { coverage["held exit 1 ns after a held event expired", default: 0] += 1 }
+                        if let last = lines.last, last.reason == .displaced, let f = oldest, last.date == f.date,
+                           f.date + settings.maximumAge == e + 1 {
+                            coverage["held exit displacing an event 1 ns before its expiry", default: 0] += 1
+                        }
+                    }
+                    continue
+                }
+                guard let first = held.first, let expiry else { break }
                 held.removeFirst()
-                lines.append(Line(state: first.state, date: first.date,
+                expiredAt.append(expiry)
+                if first.identifier == "b" && first.date == exitHeld { coverage["held exit expired at the record that fired it", default: 0] += 1 }
+                lines.append(Line(first.identifier, state: first.state, date: first.date,
                                   Delivery(verdict: .dropped, reason: .expired, diagnostics: .insufficientlyInUse),
-                                  cause: cause, isFinal: true))
+                                  refinement: first.refinement, cause: cause, isFinal: true))
             }
             // Use can end here only by the grace period running out: the change is dated then.
             let graceEnded = app == .background && graceUntil.map { t > $0 } == true
             lapse(at: t)
             report(at: t, dated: graceEnded ? graceUntil! : t, cause: cause)
+        }
+
+        /// The beacon exit due at e, fired by the record at `recordTime` (nil: the end of input). Its
+        /// verdict is the authorization's at e: after the grace period has run out (and temporary grants
+        /// lapsed with it) if e is past its end.
+        @discardableResult
+        mutating func fireExit(at e: Int64, recordTime t: Int64?, cause: Int, into lines: inout [Line]) -> Delivery? {
+            beaconDue = nil
+            guard beacon != .unsatisfied else { return nil }
+            coverage["exit from \(beacon.rawValue)", default: 0] += 1
+            if e == lastTime { coverage["exit dated at the previous record's time", default: 0] += 1 }
+            if app == .background, let g = graceUntil {
+                if e == g - 1 { coverage["exit 1 ns before the end of the grace period", default: 0] += 1 }
+                if e == g { coverage["exit at the end of the grace period", default: 0] += 1 }
+                if e == g + 1 { coverage["exit 1 ns after the grace period", default: 0] += 1 }
+                if e <= g, let t, t > g {
+                    coverage["exit within the grace period, fired by a record after it", default: 0] += 1
+                    if temporary && status == .whenInUse { coverage["exit before an Allow Once lapse, fired after it", default: 0] += 1 }
+                    if temporaryFull { coverage["exit before a temporary full accuracy lapse, fired after it", default: 0] += 1 }
+                }
+                if e > g && temporary && status == .whenInUse { coverage["exit after an Allow Once lapse between records", default: 0] += 1 }
+                if e > g && temporaryFull { coverage["exit after a temporary full accuracy lapse between records", default: 0] += 1 }
+            }
+            let promptBefore = prompt
+            lapse(at: e)
+            beacon = .unsatisfied
+            let d = emit("b", .unsatisfied, at: e, refinement: nil, cause: cause, into: &lines)
+            if promptBefore == nil && prompt != nil { coverage["deferred prompt opened by an exit", default: 0] += 1 }
+            if d.verdict == .held && lines.last?.reason == .displaced { coverage["held exit displacing", default: 0] += 1 }
+            return d
+        }
+
+        /// The event of a change of state at `date`, with the authorization's verdict then; a held one
+        /// opens the deferred prompt (if none is open) and displaces the oldest beyond the capacity.
+        @discardableResult
+        mutating func emit(_ id: String, _ state: ConditionState, at date: Int64, refinement: BeaconIdentity?, cause: Int,
+                           into lines: inout [Line]) -> Delivery {
+            let d = verdict(at: date)
+            lines.append(Line(id, state: state, date: date, d, refinement: refinement, cause: cause, isFinal: false))
+            if d.verdict == .held {
+                if settings.ios18 { coverage["held under ios18", default: 0] += 1 }
+                held.append(Held(identifier: id, state: state, date: date, refinement: refinement))
+                if prompt == nil { prompt = .always(deferred: true) }  // opens when the first event is held
+                while held.count > settings.capacity {
+                    let h = held.removeFirst()
+                    lines.append(Line(h.identifier, state: h.state, date: h.date,
+                                      Delivery(verdict: .dropped, reason: .displaced, diagnostics: .insufficientlyInUse),
+                                      refinement: h.refinement, cause: cause, isFinal: true))
+                }
+            }
+            return d
+        }
+
+        /// The end of the input: an exit due at or before the device's last record time is emitted
+        /// (SPEC §2), caused by that record; nothing else happens (stream time does not pass beyond
+        /// the last record, so nothing expires; held events stay held).
+        mutating func finish(into lines: inout [Line]) {
+            changes = []
+            guard let last = lastTime, let due = beaconDue, due <= last else { return }
+            if let f = held.first, f.date + settings.maximumAge == due {
+                coverage["exit at the end of input at a held event's expiry instant", default: 0] += 1
+            }
+            coverage["exit at the end of input", default: 0] += 1
+            if lastRefused { coverage["exit at the end of input, the last record refused", default: 0] += 1 }
+            fireExit(at: due, recordTime: nil, cause: lastCause, into: &lines)
         }
 
         /// The final lines of every held event, in order: delivered (`dropping` nil) or dropped with the
@@ -308,7 +484,8 @@ import Testing
             if held.count > 1 { coverage["several held resolved at once", default: 0] += 1 }
             for h in held {
                 let d = reason.map { Delivery(verdict: .dropped, reason: $0, diagnostics: $0 == .authorizationDenied ? .authorizationDenied : .alwaysAuthorizationDenied) }
-                lines.append(Line(state: h.state, date: h.date, d ?? .delivered, cause: cause, isFinal: true))
+                lines.append(Line(h.identifier, state: h.state, date: h.date, d ?? .delivered, refinement: h.refinement,
+                                  cause: cause, isFinal: true))
             }
             held = []
         }
@@ -349,14 +526,23 @@ import Testing
             if !accepted && lines[before...].contains(where: { $0.reason == .expired }) {
                 coverage["expiry at a refused record", default: 0] += 1
             }
+            if !accepted && lines[before...].contains(where: \.isExit) { coverage["exit at a refused record", default: 0] += 1 }
+            lastTime = rec.time
+            lastCause = cause
+            lastRefused = !accepted
             return accepted
         }
 
         private mutating func applyRecord(_ rec: Rec, cause: Int, into lines: inout [Line]) -> Bool {
             let t = rec.time
             changes = []
-            // The starting authorization is reported at the device's first record.
-            if reported == nil { report(at: t, dated: t, cause: cause) }
+            // The starting authorization is reported at the device's first record; a beacon condition
+            // not starting unsatisfied is due to exit the timeout after it.
+            if reported == nil {
+                report(at: t, dated: t, cause: cause)
+                if settings.assuming != .unsatisfied { beaconDue = t + settings.timeout }
+            }
+            let promptBefore = prompt
             advance(to: t, cause: cause, into: &lines)
             var grantedWhileNotInUse = false
             switch rec {
@@ -365,7 +551,6 @@ import Testing
                 let state: ConditionState = side == .inside ? .satisfied : .unsatisfied
                 guard state != condition else { break }
                 condition = state
-                let d = verdict(at: t)
                 if app == .background, graceUntil == nil, let g = lastGraceEnd, t <= g {
                     coverage["event within the grace of a foreground exit, after the indicator ended", default: 0] += 1
                 }
@@ -375,18 +560,18 @@ import Testing
                 if app == .background, let g = graceUntil, t == g || t == g + 1 {
                     coverage[t == g ? "event at the end of the grace period" : "event 1 ns after the grace period", default: 0] += 1
                 }
-                lines.append(Line(state: state, date: t, d, cause: cause, isFinal: false))
-                if d.verdict == .held {
-                    if settings.ios18 { coverage["held under ios18", default: 0] += 1 }
-                    held.append(Held(state: state, date: t))
-                    if prompt == nil { prompt = .always(deferred: true) }  // opens when the first event is held
-                    while held.count > settings.capacity {
-                        let h = held.removeFirst()
-                        lines.append(Line(state: h.state, date: h.date,
-                                          Delivery(verdict: .dropped, reason: .displaced, diagnostics: .insufficientlyInUse),
-                                          cause: cause, isFinal: true))
-                    }
+                emit("c", state, at: t, refinement: nil, cause: cause, into: &lines)
+            case .sighting(_, let b):
+                guard settings.matches(b) else {
+                    if beaconDue == t { coverage["another beacon's sighting at an exit's due instant", default: 0] += 1 }
+                    break
                 }
+                // A matching sighting exactly at the due instant cancels the exit (SPEC §2).
+                if beaconDue == t { coverage["exit cancelled by a sighting at its due instant", default: 0] += 1 }
+                beaconDue = t + settings.timeout
+                guard beacon != .satisfied else { break }
+                beacon = .satisfied
+                emit("b", .satisfied, at: t, refinement: b.identity, cause: cause, into: &lines)
             case .app(_, let state):
                 let previous = app
                 if state == .background && previous == .foreground { backgroundAgainInGrace = false }
@@ -407,6 +592,9 @@ import Testing
                 request(kind)
             case .answer(_, let choice, let precise):
                 guard let p = prompt else { coverage["answer with no open prompt", default: 0] += 1; return false }
+                if promptBefore == nil && p.offers(choice) && precise == nil {
+                    coverage["answer to a prompt an exit opened at the same record", default: 0] += 1
+                }
                 // Only the first prompt has the Precise switch (our reading; the field is refused elsewhere).
                 if precise != nil {
                     guard case .first = p else { coverage["precise on another prompt", default: 0] += 1; return false }
@@ -519,15 +707,58 @@ import Testing
             Settings(initial: pick([InitialAuthorization.always, .always, .notDetermined, .notDetermined, .notDetermined, .restricted]),
                      ios18: chance(0.35), capacity: chance(0.05) ? 0 : int(1...3),
                      grace: chance(0.8) ? 5 * second : pick([0, 2 * second]),
-                     maximumAge: pick([0, 10, 60, 600, 3600, 3600].map { Int64($0) * second }))
+                     maximumAge: pick([0, 10, 60, 600, 3600, 3600].map { Int64($0) * second }),
+                     timeout: pick([7, 30].map { Int64($0) * second }), major: chance(0.5) ? 1 : nil,
+                     assuming: pick([ConditionState.unknown, .satisfied, .unsatisfied]))
+        }
+
+        /// A sighting of the condition's beacon (any minor; any major if it has none), or now and then
+        /// of another beacon (another UUID, or major 2 where the condition wants major 1).
+        mutating func beacon(_ o: Oracle, matching: Bool? = nil) -> Beacon {
+            let minor = UInt16(int(0...2))
+            if matching ?? chance(0.88) { return Beacon(otherUUID: false, major: o.settings.major ?? UInt16(int(0...2)), minor: minor) }
+            if o.settings.major != nil && chance(0.5) { return Beacon(otherUUID: false, major: 2, minor: minor) }
+            return Beacon(otherUUID: true, major: 1, minor: minor)
+        }
+
+        /// A record aimed at a beacon exit's edges, or nil: the app leaving the foreground so that the
+        /// grace period ends exactly at the exit (or 1 ns around), a fix (held, if the app is not in use
+        /// under provisional always) whose expiry instant is the exit's, a matching sighting exactly at
+        /// the due instant (which cancels it), an answer to the deferred prompt the exit may open; and a
+        /// sighting whose exit comes due exactly at (or 1 ns around) the oldest held event's expiry.
+        mutating func beaconEdge(after last: Int64, _ o: Oracle) -> Rec? {
+            let s = o.settings
+            if let e = o.beaconDue, chance(0.3) {
+                var options: [Rec] = []
+                for d: Int64 in -1...1 {
+                    if o.app == .foreground && e - s.grace + d >= last { options.append(.app(e - s.grace + d, .background)) }
+                    if o.provisional && e - s.maximumAge + d >= last {
+                        options.append(.fix(e - s.maximumAge + d, o.condition == .satisfied ? .outside : .inside))
+                    }
+                }
+                if e >= last { options += [.sighting(e, beacon(o, matching: true)), .sighting(e, beacon(o, matching: false))] }
+                if o.provisional && o.prompt == nil {
+                    options.append(.answer(max(last, e + pick([1, Int64(int(1...3_000_000_000))])),
+                                           pick([.allowAlways, .keepWhileUsing]), nil))
+                }
+                if !options.isEmpty { return pick(options) }
+            }
+            if let h = o.held.first, chance(0.2) {
+                let at = h.date + s.maximumAge - s.timeout + Int64(int(-1...1))
+                if at >= last { return .sighting(at, beacon(o, matching: true)) }
+            }
+            return nil
         }
 
         /// The next time, aimed at the edges the oracle can see: the end of the grace period and the
         /// expiry of the oldest held event (exactly, one nanosecond before and after).
-        mutating func time(after last: Int64, _ o: Oracle) -> Int64 {
+        /// And the instant a beacon exit is due, of this device (the record that fires it, or not) or of
+        /// another (`others`).
+        mutating func time(after last: Int64, _ o: Oracle, others: [Int64]) -> Int64 {
             var edges: [Int64] = []
             if let g = o.graceUntil ?? o.lastGraceEnd { edges += [g - 1, g, g + 1] }
             if let h = o.held.first { edges += [h.date + o.settings.maximumAge - 1, h.date + o.settings.maximumAge, h.date + o.settings.maximumAge + 1] }
+            for e in (o.beaconDue.map { [$0] } ?? []) + others { edges += [e - 1, e, e + 1] }
             edges = edges.filter { $0 >= last }
             // Near the end of a grace period, short steps: several records fall inside it.
             if let g = o.graceUntil ?? o.lastGraceEnd, g > last, chance(0.4) { return last + Int64(int(0...Int(g - last))) }
@@ -541,8 +772,9 @@ import Testing
             }
         }
 
-        mutating func record(after last: Int64, _ o: Oracle) -> Rec {
-            let t = time(after: last, o)
+        mutating func record(after last: Int64, _ o: Oracle, others: [Int64]) -> Rec {
+            if let r = beaconEdge(after: last, o) { return r }
+            let t = time(after: last, o, others: others)
             // Weights follow the state, so that runs reach provisional always, held events and the
             // prompts often rather than sitting in denied or services-off states.
             let weights: [(Int, Int)] = [
@@ -552,6 +784,7 @@ import Testing
                 (3, o.prompt != nil ? 25 : 2),  // answer
                 (4, 6),  // settings
                 (5, o.settings.ios18 ? 8 : 1),  // session
+                (6, 18),  // sighting
             ]
             var roll = int(0...weights.map(\.1).reduce(0, +) - 1)
             var kind = 0
@@ -596,6 +829,8 @@ import Testing
                     if chance(0.25) { services = o.services ? chance(0.7) : chance(0.9) }
                 }
                 return .settings(t, status, precise, services)
+            case 6:
+                return .sighting(t, beacon(o))
             default:
                 if !o.settings.ios18 && !chance(0.1) { return .fix(t, o.condition == .satisfied ? .outside : .inside) }
                 let ids = ["s1", "s2", "s3"]
@@ -623,8 +858,7 @@ import Testing
 
     /// Runs one device's records through a fresh engine and the oracle; the first disagreement.
     static func compare(_ settings: Settings, _ recs: [Rec]) throws -> Mismatch? {
-        var engine = MonitoringEngine(policy: settings.policy)
-        try engine.add(.circle(CircularGeographicCondition(center: centre, radius: 100)), identifier: "c", assuming: .unsatisfied)
+        var engine = try settings.engine()
         var oracle = Oracle(settings)
         var events: [MonitorEvent] = []
         for (i, rec) in recs.enumerated() {
@@ -632,10 +866,23 @@ import Testing
                 return Mismatch(index: i, what: m)
             }
         }
+        if let m = finish(&engine, &oracle, device: "d") { return Mismatch(index: recs.count, what: m) }
+        return nil
+    }
+
+    /// The end of the input through both (one device); a description of the disagreement, if any.
+    static func finish(_ engine: inout MonitoringEngine, _ oracle: inout Oracle, device: String) -> String? {
         var tail: [MonitorEvent] = []
         engine.finish(into: &tail)
-        if !tail.isEmpty { return Mismatch(index: recs.count, what: "finish wrote \(tail.map(Line.init))") }
-        return nil
+        var expected: [Line] = []
+        oracle.finish(into: &expected)
+        var reported: [AuthorizationChange] = []
+        engine.takeAuthorizationChanges(into: &reported)
+        var out: [String] = []
+        if tail.contains(where: { $0.device != device }) { out.append("an event of another device") }
+        if tail.map(Line.init) != expected { out.append("finish wrote \(tail.map(Line.init)) expected \(expected)") }
+        if !reported.isEmpty { out.append("authorization changes at the end \(reported.map(Change.init))") }
+        return out.isEmpty ? nil : "end of input: " + out.joined(separator: "; ")
     }
 
     /// One record through both; a description of the disagreement, if any.
@@ -659,7 +906,7 @@ import Testing
         if changes != oracle.changes {
             out.append("authorization changes \(changes) expected \(oracle.changes)")
         }
-        if events[before...].contains(where: { $0.device != device || $0.identifier != "c" }) { out.append("wrong device or identifier") }
+        if events[before...].contains(where: { $0.device != device }) { out.append("wrong device") }
         if got != expected { out.append("events \(got) expected \(expected)") }
         if accepted != (problem == nil) {
             out.append(accepted ? "refused (\(problem!)) but the oracle accepts it" : "accepted but the oracle refuses it")
@@ -670,29 +917,44 @@ import Testing
     }
 
     /// Interleaved records through a fresh engine: one at a time (`batchThreads` nil), or with each run
-    /// of consecutive fixes (of any devices) as one batch on `batchThreads` threads. Its events, and its
+    /// of consecutive fixes (of any devices) as one batch on `batchThreads` threads, and each run of
+    /// consecutive sightings likewise. Its events, and its
     /// authorization changes in record order.
     static func replay(_ settings: Settings, _ sequence: [(device: Int, rec: Rec, cause: Int)],
                        batchThreads: Int?) throws -> (events: [MonitorEvent], changes: [AuthorizationChange]) {
-        var engine = MonitoringEngine(policy: settings.policy)
+        var engine = try settings.engine()
         engine.batchThreads = batchThreads ?? 1
-        try engine.add(.circle(CircularGeographicCondition(center: centre, radius: 100)), identifier: "c", assuming: .unsatisfied)
-        let ids = (0..<4).map { engine.deviceID("dev\($0)") }
+        // Devices named in the order they first appear, as one record at a time names them (the end of
+        // input goes through them in that order).
+        var ids: [Int: DeviceID] = [:]
+        for (d, _, _) in sequence where ids[d] == nil { ids[d] = engine.deviceID("dev\(d)") }
         var events: [MonitorEvent] = [], changes: [AuthorizationChange] = []
-        var run: [FixRecord] = []
-        for (d, rec, cause) in sequence {
-            if batchThreads != nil, case .fix(let fix) = rec.observation {
-                run.append(FixRecord(device: ids[d], fix: fix, cause: cause))
-                continue
-            }
-            if !run.isEmpty {
-                try engine.process(run, into: &events)
-                run.removeAll()
-            }
-            // (A refused record changes nothing; the oracle comparison checks which are refused.)
-            try? engine.process(rec.observation, device: ids[d], cause: cause, into: &events)
+        var fixes: [FixRecord] = [], sightings: [SightingRecord] = []
+        func flush(_ engine: inout MonitoringEngine) throws {
+            if !fixes.isEmpty { try engine.process(fixes, into: &events) }
+            if !sightings.isEmpty { try engine.process(sightings, into: &events) }
+            fixes.removeAll()
+            sightings.removeAll()
         }
-        if !run.isEmpty { try engine.process(run, into: &events) }
+        for (d, rec, cause) in sequence {
+            if batchThreads != nil {
+                switch rec.observation {
+                case .fix(let fix):
+                    if !sightings.isEmpty { try flush(&engine) }
+                    fixes.append(FixRecord(device: ids[d]!, fix: fix, cause: cause))
+                    continue
+                case .sighting(let sighting):
+                    if !fixes.isEmpty { try flush(&engine) }
+                    sightings.append(SightingRecord(device: ids[d]!, sighting: sighting, cause: cause))
+                    continue
+                default: break
+                }
+            }
+            try flush(&engine)
+            // (A refused record changes nothing; the oracle comparison checks which are refused.)
+            try? engine.process(rec.observation, device: ids[d]!, cause: cause, into: &events)
+        }
+        try flush(&engine)
         engine.finish(into: &events)
         engine.takeAuthorizationChanges(into: &changes)
         // (A batch gathers its devices' changes after it; within a record they keep their order.)
@@ -720,23 +982,25 @@ import Testing
         return (recs, mismatch)
     }
 
-    /// 800 runs (a random policy each) of 100 records over 4 devices, interleaved.
+    /// 800 runs (a random policy, exit timeout, beacon condition and starting state each) of 100 records
+    /// over 4 devices, interleaved, then up to 4 closing records at pending exits; then the end of input.
     @Test func verdictsAgreeWithTheOracle() throws {
         var records = 0, lines = 0
         var coverage: [String: Int] = [:]
         var verdicts: [String: Int] = [:]
+        var exits: [String: Int] = [:]
         for run in 0..<800 {
             var gen = Generator(rng: SplitMix64(seed: 0xA17A_0000 + UInt64(run)))
             let settings = gen.settings()
-            var engine = MonitoringEngine(policy: settings.policy)
-            try engine.add(.circle(CircularGeographicCondition(center: Self.centre, radius: 100)), identifier: "c", assuming: .unsatisfied)
+            var engine = try settings.engine()
             let names = (0..<4).map { "dev\($0)" }
             var oracles = names.map { _ in Oracle(settings) }
             var history: [[Rec]] = names.map { _ in [] }
             var last: [Int64] = names.map { _ in Int64(gen.int(0...10)) * Self.second }
             // Half the fresh installs start by entering provisional always (000's sequence), so that
             // holding is reached often; a fifth with Allow Once under reduced accuracy and a temporary
-            // full-accuracy prompt, so that temporary grants and open prompts meet when use ends.
+            // full-accuracy prompt, so that temporary grants and open prompts meet when use ends; a tenth
+            // with (precise) Allow Once and the beacon in sight, so that its exit meets the lapse.
             var scripts: [[Rec]] = names.indices.map { d in
                 guard settings.initial == .notDetermined else { return [] }
                 let t = last[d]
@@ -746,53 +1010,98 @@ import Testing
                 case 5, 6:
                     return [.app(t, .foreground), .request(t + Self.second, .whenInUse), .answer(t + 2 * Self.second, .allowOnce, false),
                             .request(t + 3 * Self.second, .temporaryFullAccuracy)]
+                case 7:
+                    return [.app(t, .foreground), .request(t + Self.second, .whenInUse), .answer(t + 2 * Self.second, .allowOnce, nil),
+                            .sighting(t + 3 * Self.second, gen.beacon(Oracle(settings), matching: true))]
                 default: return []
                 }
             }
             var events: [MonitorEvent] = []
             var failed = false
             var sequence: [(device: Int, rec: Rec, cause: Int)] = []
+            var appearance: [Int] = []
+            func report(_ d: Int, at cause: Int, _ message: String) throws {
+                let shrunk = try Self.shrink(settings, history[d])
+                let sequence = (shrunk?.0 ?? history[d]).enumerated().map { "  \($0.offset + 1) \($0.element)" }
+                Issue.record("""
+                    run \(run) (\(settings.description)), \(names[d]) at cause \(cause): \(message)
+                    \(shrunk == nil ? "the device's records alone agree (other devices mattered); they were" : "minimal sequence:")
+                    \(sequence.joined(separator: "\n"))
+                    -> \(shrunk.map { "\($0.1)" } ?? "")
+                    """)
+            }
             // Devices' records interleaved: each device's verdicts must depend on its own records only.
-            for cause in 1...100 {
-                let d = gen.int(0...names.count - 1)
+            // After 100, some devices with an exit pending get one more record (their last) exactly at
+            // its due instant, so that the end of the input emits it.
+            var closing = Array(names.indices.filter { _ in gen.chance(0.5) }.reversed())
+            for cause in 1...(100 + closing.count) {
+                let d = cause <= 100 ? gen.int(0...names.count - 1) : closing.removeLast()
+                if !appearance.contains(d) { appearance.append(d) }
                 var others: [RequestOutcome: Int] = [:]
                 for (j, o) in oracles.enumerated() where j != d { others.merge(o.outcomes, uniquingKeysWith: +) }
-                let rec = scripts[d].isEmpty ? gen.record(after: last[d], oracles[d]) : scripts[d].removeFirst()
+                let otherExits = oracles.indices.filter { $0 != d }.compactMap { oracles[$0].beaconDue }
+                var rec = scripts[d].isEmpty ? gen.record(after: last[d], oracles[d], others: otherExits) : scripts[d].removeFirst()
+                if cause > 100, let e = oracles[d].beaconDue, e >= last[d] { rec = rec.at(e) }
                 last[d] = rec.time
                 history[d].append(rec)
                 sequence.append((d, rec, cause))
-                let linesBefore = events.count
                 let message = Self.step(&engine, &oracles[d], &events, rec, device: names[d], cause: cause,
                                         outcomes: { $0.outcomes.merging(others, uniquingKeysWith: +) })
                 records += 1
-                for e in events[linesBefore...] {
-                    verdicts["\(e.delivery.verdict.rawValue) \(e.delivery.reason?.rawValue ?? "-")", default: 0] += 1
-                }
                 if let message {
-                    let shrunk = try Self.shrink(settings, history[d])
-                    let sequence = (shrunk?.0 ?? history[d]).enumerated().map { "  \($0.offset + 1) \($0.element)" }
-                    Issue.record("""
-                        run \(run) (\(settings.description)), \(names[d]) at cause \(cause): \(message)
-                        \(shrunk == nil ? "the device's records alone agree (other devices mattered); they were" : "minimal sequence:")
-                        \(sequence.joined(separator: "\n"))
-                        -> \(shrunk.map { "\($0.1)" } ?? "")
-                        """)
+                    try report(d, at: cause, message)
                     failed = true
                     break
                 }
             }
             if failed { continue }
+            // The end of the input: each device's exits due at or before its last record, devices in the
+            // order they first appeared (README "Order of events"), and no authorization change.
             var tail: [MonitorEvent] = []
             engine.finish(into: &tail)
-            #expect(tail.isEmpty, "run \(run): finish wrote \(tail.map(Line.init)); only beacon exits and expiries fire there")
-            // The batch path (runs of fixes as batches, other records between them) gives the same.
+            var expectedTail: [(device: String, line: Line)] = []
+            for d in appearance {
+                var l: [Line] = []
+                oracles[d].finish(into: &l)
+                expectedTail += l.map { (names[d], $0) }
+            }
+            if !tail.map({ ($0.device, Line($0)) }).elementsEqual(expectedTail, by: { $0 == $1 }) {
+                if let d = appearance.first(where: { d in
+                    tail.filter { $0.device == names[d] }.map(Line.init) != expectedTail.filter { $0.device == names[d] }.map(\.line)
+                }) {
+                    try report(d, at: sequence.count + 1, "end of input: finish wrote \(tail.filter { $0.device == names[d] }.map(Line.init)) "
+                                   + "expected \(expectedTail.filter { $0.device == names[d] }.map(\.line))")
+                } else {
+                    Issue.record("run \(run): end-of-input lines out of order: \(tail.map { "\($0.device) \(Line($0))" })")
+                }
+                continue
+            }
+            var lastChanges: [AuthorizationChange] = []
+            engine.takeAuthorizationChanges(into: &lastChanges)
+            #expect(lastChanges.isEmpty, "run \(run): authorization changes at the end of input \(lastChanges.map(Change.init))")
+            events += tail
+            for e in events {
+                verdicts["\(e.delivery.verdict.rawValue) \(e.delivery.reason?.rawValue ?? "-")", default: 0] += 1
+                if Line(e).isExit { exits["\(e.delivery.verdict.rawValue) \(e.delivery.reason?.rawValue ?? "-")", default: 0] += 1 }
+            }
+            // Exits at (and 1 ns around) another device's record.
+            for event in events where Line(event).isExit {
+                let e = Line(event), d = names.firstIndex(of: event.device)!
+                let otherTimes = Set(history.indices.filter { $0 != d }.flatMap { history[$0].map(\.time) })
+                for (delta, key) in [(0, "exit at another device's record time"), (1, "exit 1 ns before another device's record"),
+                                     (-1, "exit 1 ns after another device's record")] where otherTimes.contains(e.date + Int64(delta)) {
+                    coverage[key, default: 0] += 1
+                }
+            }
+            // The batch paths (runs of fixes and runs of sightings as batches, other records between
+            // them) give the same.
             let one = try Self.replay(settings, sequence, batchThreads: nil)
             #expect(one.events == events, "run \(run): replayed one record at a time")
             for threads in [1, 3] {
                 let batched = try Self.replay(settings, sequence, batchThreads: threads)
-                #expect(firstDifference(batched.events, one.events) == nil, "run \(run): fixes in batches on \(threads) thread(s)")
+                #expect(firstDifference(batched.events, one.events) == nil, "run \(run): fixes and sightings in batches on \(threads) thread(s)")
                 #expect(firstDifference(batched.changes, one.changes) == nil,
-                        "run \(run): authorization changes, fixes in batches on \(threads) thread(s)")
+                        "run \(run): authorization changes, fixes and sightings in batches on \(threads) thread(s)")
             }
             lines += events.count
             for o in oracles { coverage.merge(o.coverage, uniquingKeysWith: +) }
@@ -817,8 +1126,31 @@ import Testing
                     "session record under the standard profile", "expiry at a refused record", "precise on another prompt"] {
             #expect(coverage[key, default: 0] > 0, "never reached: \(key)")
         }
+        // Beacon exits: every verdict an exit can get, and the instants around which it is decided.
+        for key in ["delivered -", "held provisionalAlways", "dropped authorizationDenied", "dropped authorizationRestricted",
+                    "dropped notDetermined", "dropped accuracyLimited", "dropped insufficientlyInUse", "dropped serviceSessionRequired"] {
+            #expect(exits[key, default: 0] > 0, "no beacon exit \(key) line was generated")
+        }
+        for key in ["exit from unknown", "exit from satisfied", "exit dated at the previous record's time",
+                    "record 1 ns before an exit is due", "record at an exit's due instant", "exit due 1 ns before the record that fires it",
+                    "exit cancelled by a sighting at its due instant", "exit at a refused record",
+                    "exit 1 ns before the end of the grace period", "exit at the end of the grace period", "exit 1 ns after the grace period",
+                    "exit within the grace period, fired by a record after it", "exit before an Allow Once lapse, fired after it",
+                    "exit after an Allow Once lapse between records", "exit after a temporary full accuracy lapse between records",
+                    "exit at the instant a held event expired (expiry first)", "exit 1 ns after a held event expired",
+                    "exit 1 ns before a held event expires", "held exit at the instant a held event expired",
+                    "held exit 1 ns after a held event expired", "held exit displacing an event 1 ns before its expiry",
+                    "held exit expired at the record that fired it", "held exit displacing", "deferred prompt opened by an exit",
+                    "answer to a prompt an exit opened at the same record", "exit at the end of input",
+                    "exit at the end of input at a held event's expiry instant", "exit at the end of input, the last record refused",
+                    "exit before a temporary full accuracy lapse, fired after it", "another beacon's sighting at an exit's due instant",
+                    "exit at another device's record time", "exit 1 ns before another device's record",
+                    "exit 1 ns after another device's record"] {
+            #expect(coverage[key, default: 0] > 0, "never reached: \(key)")
+        }
         print("AuthorizationOracle coverage: \(coverage.sorted { $0.key < $1.key })")
         print("AuthorizationOracle: \(records) records, \(lines) lines, \(verdicts.sorted { $0.key < $1.key })")
+        print("AuthorizationOracle exits: \(exits.sorted { $0.key < $1.key })")
     }
 }
 
@@ -826,8 +1158,7 @@ import Testing
 extension AuthorizationOracleTests {
     /// Runs records through a fresh engine; the events and authorization changes of each record.
     static func run(_ settings: Settings, _ recs: [Rec]) throws -> [(lines: [Line], changes: [Change])] {
-        var engine = MonitoringEngine(policy: settings.policy)
-        try engine.add(.circle(CircularGeographicCondition(center: centre, radius: 100)), identifier: "c", assuming: .unsatisfied)
+        var engine = try settings.engine()
         return try recs.enumerated().map { i, rec in
             var events: [MonitorEvent] = []
             try engine.process(rec.observation, device: "d", cause: i + 1, into: &events)
@@ -862,5 +1193,74 @@ extension AuthorizationOracleTests {
             #expect(out[3].changes.suffix(2).map(\.temporary) == [true, false])
             #expect(out[3].changes.suffix(2).allSatisfy { $0.date == 10 * s && !$0.inUse })
         }
+    }
+}
+
+/// Beacon exits where SPEC and the README leave the order to a reading, pinned on small sequences with
+/// lines written by hand (the random comparison reaches each of them too).
+extension AuthorizationOracleTests {
+    /// One device's lines, its records one at a time and then the end of the input.
+    static func lines(_ settings: Settings, _ recs: [Rec]) throws -> [Line] {
+        var engine = try settings.engine()
+        var events: [MonitorEvent] = []
+        for (i, rec) in recs.enumerated() { try engine.process(rec.observation, device: "d", cause: i + 1, into: &events) }
+        engine.finish(into: &events)
+        return events.map(Line.init)
+    }
+
+    @Test func beaconExitsAgainstExpiryAndTheEndOfInput() throws {
+        let s = Self.second
+        let settings = Settings(initial: .notDetermined, ios18: false, capacity: 1, grace: 5 * s, maximumAge: 60 * s,
+                                timeout: 30 * s, major: 1, assuming: .unsatisfied)
+        let beacon = Beacon(otherUUID: false, major: 1, minor: 0)
+        let held = Delivery(verdict: .held, reason: .provisionalAlways, diagnostics: .insufficientlyInUse)
+        func dropped(_ r: Delivery.Reason) -> Delivery { Delivery(verdict: .dropped, reason: r, diagnostics: .insufficientlyInUse) }
+        // Provisional always; the beacon seen in the foreground; in the background (grace over at 16 s)
+        // the circle's entry at 20 s is held: it expires at 80 s, when the beacon's exit is due too.
+        let start: [Rec] = [.app(0, .foreground), .request(1 * s, .always), .answer(2 * s, .allowWhileUsing, nil),
+                            .sighting(10 * s, beacon), .app(11 * s, .background), .fix(20 * s, .inside), .sighting(35 * s, beacon),
+                            .sighting(50 * s, beacon)]
+        let before = [Line("b", state: .satisfied, date: 10 * s, .delivered, refinement: beacon.identity, cause: 4, isFinal: false),
+                      Line("c", state: .satisfied, date: 20 * s, held, cause: 6, isFinal: false)]
+
+        // A record after 80 s: the expiry at 80 s goes first (README "Held events", scenario 18), so the
+        // exit's held event displaces nothing; the fix's own held event then displaces the exit's.
+        let later = start + [.fix(90 * s, .outside)]
+        #expect(try Self.compare(settings, later) == nil)
+        let laterLines = try Self.lines(settings, later)
+        #expect(laterLines == before + [
+            Line("c", state: .satisfied, date: 20 * s, dropped(.expired), cause: 9, isFinal: true),
+            Line("b", state: .unsatisfied, date: 80 * s, held, cause: 9, isFinal: false),
+            Line("c", state: .unsatisfied, date: 90 * s, held, cause: 9, isFinal: false),
+            Line("b", state: .unsatisfied, date: 80 * s, dropped(.displaced), cause: 9, isFinal: true),
+        ], "\(laterLines)")
+
+        // The last record at exactly 80 s: the end of the input emits the exit due then (SPEC §2), but
+        // stream time never passes beyond 80 s, so nothing expires (our reading: "an event expires when
+        // stream time passes strictly beyond date + maximum age"; "at the end of input, events still
+        // held stay held"): the exit's held event displaces the entry. The engine does the same.
+        let last = start + [.fix(80 * s, .invalid)]
+        #expect(try Self.compare(settings, last) == nil)
+        let lastLines = try Self.lines(settings, last)
+        #expect(lastLines == before + [
+            Line("b", state: .unsatisfied, date: 80 * s, held, cause: 9, isFinal: false),
+            Line("c", state: .satisfied, date: 20 * s, dropped(.displaced), cause: 9, isFinal: true),
+        ], "\(lastLines)")
+
+        // An exit due exactly at a record's time is not fired by it (SPEC: "strictly before"); it is
+        // fired by the next, dated then, with the authorization as that record left it (our reading:
+        // the exit happens after the record at its instant, as a sighting at that instant cancels it).
+        // Permanent when-in-use; terminated exactly when the exit is due: dropped, not delivered.
+        let whenInUse = Settings(initial: .notDetermined, ios18: false, capacity: 1, grace: 5 * s, maximumAge: 60 * s,
+                                 timeout: 30 * s, major: nil, assuming: .unsatisfied)
+        let terminated: [Rec] = [.app(0, .foreground), .request(1 * s, .whenInUse), .answer(2 * s, .allowWhileUsing, nil),
+                                 .sighting(10 * s, beacon), .app(40 * s, .terminated), .fix(50 * s, .invalid)]
+        #expect(try Self.compare(whenInUse, terminated) == nil)
+        let terminatedLines = try Self.lines(whenInUse, terminated)
+        #expect(terminatedLines == [
+            Line("b", state: .satisfied, date: 10 * s, .delivered, refinement: beacon.identity, cause: 4, isFinal: false),
+            Line("b", state: .unsatisfied, date: 40 * s,
+                 Delivery(verdict: .dropped, reason: .insufficientlyInUse, diagnostics: .insufficientlyInUse), cause: 6, isFinal: false),
+        ], "\(terminatedLines)")
     }
 }
