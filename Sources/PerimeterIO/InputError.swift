@@ -1,10 +1,12 @@
 /// A problem in an input file, located by file, line and field.
 public struct InputError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The file's path as given.
     public var file: String
     /// 1-based; `nil` when the problem is with the file as a whole.
     public var line: Int?
     /// The field (`lat`, `properties.radius`, …); `nil` when the problem is with the whole record.
     public var field: String?
+    /// What is wrong, in words.
     public var message: String
 
     public init(file: String, line: Int?, field: String?, message: String) {
@@ -26,6 +28,7 @@ public struct InputError: Error, Sendable, Hashable, CustomStringConvertible {
 
 /// Several problems found in one pass (a conditions file is checked whole).
 public struct InputErrors: Error, Sendable, CustomStringConvertible {
+    /// Every problem, in file order.
     public var errors: [InputError]
 
     public var description: String { errors.map(\.description).joined(separator: "\n") }

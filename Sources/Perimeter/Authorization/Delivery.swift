@@ -20,17 +20,21 @@ public struct Delivery: Sendable, Hashable {
         case provisionalAlways
     }
 
+    /// Delivered, held or dropped.
     public var verdict: Verdict
     /// `nil` when delivered.
     public var reason: Reason?
+    /// Why not delivered, as Core Location's diagnostics name it (004); empty when delivered.
     public var diagnostics: Diagnostics
 
+    /// A verdict with its reason (nil when delivered) and diagnostics.
     public init(verdict: Verdict, reason: Reason?, diagnostics: Diagnostics = []) {
         self.verdict = verdict
         self.reason = reason
         self.diagnostics = diagnostics
     }
 
+    /// Delivered: no reason, no diagnostics.
     public static let delivered = Delivery(verdict: .delivered, reason: nil)
 
     /// The final verdict of a held event that is dropped, with the diagnostic that says why (004: an

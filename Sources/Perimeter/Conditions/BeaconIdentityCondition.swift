@@ -2,10 +2,14 @@ import Foundation
 
 /// A concrete beacon identity: what a sighting reports and what a refinement names.
 public struct BeaconIdentity: Sendable, Hashable {
+    /// The proximity UUID.
     public var uuid: UUID
+    /// The major value (0…65535).
     public var major: UInt16
+    /// The minor value (0…65535).
     public var minor: UInt16
 
+    /// The beacon with exactly this UUID, major and minor.
     public init(uuid: UUID, major: UInt16, minor: UInt16) {
         self.uuid = uuid
         self.major = major
@@ -16,8 +20,11 @@ public struct BeaconIdentity: Sendable, Hashable {
 /// A beacon identity with optional wildcards, as `CLMonitor.BeaconIdentityCondition`:
 /// UUID only, UUID and major, or UUID, major and minor.
 public struct BeaconIdentityCondition: Sendable, Hashable {
+    /// The UUID every matching beacon has (compared as UUIDs, so case does not matter).
     public let uuid: UUID
+    /// The major a matching beacon must have; nil matches any.
     public let major: UInt16?
+    /// The minor a matching beacon must have; nil matches any (only with a major).
     public let minor: UInt16?
 
     /// Matches every beacon with this UUID.

@@ -1,5 +1,6 @@
 /// A circle around a point, as `CLMonitor.CircularGeographicCondition`.
 public struct CircularGeographicCondition: Sendable, Hashable {
+    /// The circle's centre.
     public let center: Coordinate
     /// Metres, 0 < radius ≤ 1,000,000.
     public let radius: Double
@@ -7,6 +8,8 @@ public struct CircularGeographicCondition: Sendable, Hashable {
     /// The largest radius SPEC §1 accepts, in metres.
     public static let maximumRadius = 1_000_000.0
 
+    /// A circle of `radius` metres around `center`; throws, naming the GeoJSON field, for a centre out
+    /// of range or a radius outside 0 < r ≤ 1,000,000.
     public init(center: Coordinate, radius: Double) throws(GeometryProblem) {
         guard center.isValid else {
             throw GeometryProblem(field: "geometry.coordinates",

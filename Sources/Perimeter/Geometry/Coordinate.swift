@@ -5,6 +5,7 @@ public struct Coordinate: Sendable, Hashable {
     /// Longitude in degrees, −180…180.
     public var longitude: Double
 
+    /// A position; not checked here (`isValid` says whether it is in range).
     public init(latitude: Double, longitude: Double) {
         self.latitude = latitude
         self.longitude = longitude

@@ -2,9 +2,12 @@
 ///
 /// Edges are straight lines in longitude/latitude, as RFC 7946 §3.1.1 says.
 public struct GeoPolygon: Sendable, Hashable {
+    /// The outer ring, closed.
     public var exterior: [Coordinate]
+    /// The inner rings, each closed; points in a hole are outside.
     public var holes: [[Coordinate]]
 
+    /// A polygon of these rings, as given (validity is checked where it becomes a condition).
     public init(exterior: [Coordinate], holes: [[Coordinate]] = []) {
         self.exterior = exterior
         self.holes = holes
@@ -13,13 +16,16 @@ public struct GeoPolygon: Sendable, Hashable {
     /// Exterior first, then the holes.
     public var rings: [[Coordinate]] { [exterior] + holes }
 
+    /// Positions in all rings, closing ones included.
     public var vertexCount: Int { exterior.count + holes.reduce(0) { $0 + $1.count } }
 }
 
 /// Why a polygon or circle cannot be a condition; `field` is a path inside the feature
 /// (`geometry.coordinates[0][3]`, `properties.radius`).
 public struct GeometryProblem: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Where in the feature: a GeoJSON path such as `geometry.coordinates[0][3]`.
     public var field: String
+    /// What is wrong, in words (for polygons, GEOS's reason).
     public var message: String
 
     public init(field: String, message: String) {

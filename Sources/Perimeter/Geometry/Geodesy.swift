@@ -41,6 +41,7 @@ public enum Geodesy {
         return 2 * meanEarthRadius * 0.9999 * (0.25 * max(0, l)).squareRoot()
     }
 
+    /// Great-circle distance in metres by the haversine formula on the mean Earth radius (SPEC §2).
     public static func distance(_ a: Coordinate, _ b: Coordinate) -> Double {
         let phi1 = a.latitude * radiansPerDegree
         let phi2 = b.latitude * radiansPerDegree

@@ -9,6 +9,7 @@ protocol BatchRecord: Sendable {
 
 /// A fix of a batch for `MonitoringEngine.process(_:into:)`.
 public struct FixRecord: BatchRecord, Hashable {
+    /// The device, named once by `MonitoringEngine.deviceID(_:)`.
     public var device: DeviceID
     /// The fix as the engine evaluates it: its time, position and accuracy. Speed, course and
     /// altitude, which no condition reads, are not kept (they come back nil): a record of 48 bytes
@@ -21,6 +22,7 @@ public struct FixRecord: BatchRecord, Hashable {
     public var cause: Int
     private var evaluated: EvaluatedFix
 
+    /// A fix of `device`, whose events carry `cause`.
     public init(device: DeviceID, fix: Fix, cause: Int) {
         self.device = device
         self.cause = cause
@@ -43,11 +45,14 @@ public struct FixRecord: BatchRecord, Hashable {
 
 /// A sighting of a batch for `MonitoringEngine.process(_:into:)`.
 public struct SightingRecord: BatchRecord, Hashable {
+    /// The device, named once by `MonitoringEngine.deviceID(_:)`.
     public var device: DeviceID
+    /// The sighting.
     public var sighting: BeaconSighting
     /// Written into the events the sighting causes (its input line, or record index).
     public var cause: Int
 
+    /// A sighting of `device`, whose events carry `cause`.
     public init(device: DeviceID, sighting: BeaconSighting, cause: Int) {
         self.device = device
         self.sighting = sighting
@@ -62,5 +67,6 @@ public struct SightingRecord: BatchRecord, Hashable {
 public struct BatchProblem: Error, Sendable, Hashable {
     /// Its position in the batch; the records before it were applied.
     public var index: Int
+    /// Why the engine refused it.
     public var problem: ObservationProblem
 }

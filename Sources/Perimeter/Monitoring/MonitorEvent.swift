@@ -1,6 +1,7 @@
 /// A change of a condition's state for one device, with what was done with it — `CLMonitor.Event`
 /// plus the delivery verdict.
 public struct MonitorEvent: Sendable, Hashable {
+    /// The device's name, as its records give it.
     public var device: String
     /// The condition's identifier.
     public var identifier: String
@@ -10,6 +11,7 @@ public struct MonitorEvent: Sendable, Hashable {
     public var date: Timestamp
     /// For a beacon condition's satisfied event, the concrete beacon that satisfied it.
     public var refinement: BeaconIdentity?
+    /// What the app was given (SPEC §3): delivered, held or dropped, and why.
     public var delivery: Delivery
     /// Whether this is the second line of an event held earlier, with its final verdict (SPEC §4),
     /// rather than a new change of state: it may come out after newer events of the same condition.
@@ -22,6 +24,7 @@ public struct MonitorEvent: Sendable, Hashable {
     /// The input line (or record index) of the record that produced the event.
     public var cause: Int
 
+    /// An event as the engine makes it: delivered until a verdict is given.
     public init(device: String, identifier: String, state: ConditionState, date: Timestamp,
                 refinement: BeaconIdentity? = nil, delivery: Delivery = .delivered, cause: Int) {
         self.device = device

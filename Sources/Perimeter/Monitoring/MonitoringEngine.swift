@@ -7,6 +7,7 @@ import Dispatch
 /// command-line tool drives it directly. GEOS is used only to check polygons when they are added;
 /// evaluation runs on Perimeter's own exact locator, so the engine is `Sendable`.
 public struct MonitoringEngine: Sendable {
+    /// The policy values (SPEC "Policy values") every device is evaluated with.
     public let policy: MonitoringPolicy
     var catalog: ConditionCatalog
     private var devices: [DeviceState] = []
@@ -75,6 +76,7 @@ public struct MonitoringEngine: Sendable {
     /// Identifiers of the monitored conditions, in the order they were added.
     public var identifiers: [String] { catalog.identifiers }
 
+    /// The condition monitored under `identifier`, if any.
     public func condition(for identifier: String) -> Condition? {
         catalog.condition(identifier)
     }
@@ -423,6 +425,7 @@ public struct MonitoringEngine: Sendable {
 
 /// A device named once by `MonitoringEngine.deviceID(_:)`, so that records need no name lookup.
 public struct DeviceID: Hashable, Sendable {
+    /// The device's number, in the order devices were named.
     public let index: Int32
 
     /// (For the tool's reader, which makes engine records in parallel with numbers of its own.)

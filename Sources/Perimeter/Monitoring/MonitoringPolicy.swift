@@ -33,6 +33,9 @@ public struct MonitoringPolicy: Sendable, Hashable {
         var maximumHoldingAge = TimeSpan(seconds: 3600)
     }
 
+    /// The defaults SPEC gives: no hysteresis, accuracy weight 1, no confirmation, a 30 s beacon exit,
+    /// a 5 s grace period, one held event for at most an hour, conditions starting unknown, devices
+    /// starting as always, the standard profile.
     public init() {}
 
     /// The margin m = max(H, k·a) of a fix (SPEC §2).

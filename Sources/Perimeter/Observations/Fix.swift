@@ -1,6 +1,8 @@
 /// A location fix, as a `CLLocation`.
 public struct Fix: Sendable, Hashable {
+    /// When it was taken, in the device's stream time.
     public var time: Timestamp
+    /// Where the device was.
     public var coordinate: Coordinate
     /// Horizontal accuracy in metres; negative means "no valid fix" and changes no state.
     public var horizontalAccuracy: Double
@@ -34,6 +36,7 @@ public struct Fix: Sendable, Hashable {
     @inlinable
     static func stored(_ value: Double?) -> Double { value ?? Double(bitPattern: unknown) }
 
+    /// A fix at `time`; a negative `horizontalAccuracy` marks it as no valid fix.
     @inlinable
     public init(time: Timestamp, coordinate: Coordinate, horizontalAccuracy: Double,
                 speed: Double? = nil, course: Double? = nil, altitude: Double? = nil) {

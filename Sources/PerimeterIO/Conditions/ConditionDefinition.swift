@@ -2,7 +2,9 @@ import Perimeter
 
 /// One condition read from a conditions file: what the engine's `add(_:identifier:assuming:)` takes.
 public struct ConditionDefinition: Sendable, Hashable {
+    /// The feature's `id`, unique within the file.
     public var identifier: String
+    /// The circle, polygon or beacon identity.
     public var condition: Condition
     /// The feature's own `properties.assuming`, if any.
     public var assuming: ConditionState?

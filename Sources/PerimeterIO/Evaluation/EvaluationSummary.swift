@@ -2,12 +2,17 @@ import Perimeter
 
 /// What a batch evaluation read and produced, for the summary on standard error.
 public struct EvaluationSummary: Sendable, Hashable {
+    /// Records read, bad ones included.
     public var recordsRead = 0
     /// Records refused (bad values, out of order); quarantined when the caller chose to go on.
     public var rejected = 0
+    /// Events written, final lines of held events included.
     public var events = 0
+    /// Event lines by verdict.
     public var verdicts: [Delivery.Verdict: Int] = [:]
+    /// Event lines by reason (those not delivered).
     public var reasons: [Delivery.Reason: Int] = [:]
+    /// Wall-clock seconds the run took.
     public var elapsedSeconds = 0.0
     /// Events still held at the end of the input (provisional always, prompt unanswered).
     public var heldAtEnd = 0

@@ -35,6 +35,7 @@ public struct BufferedOutput: ~Copyable {
         if ownsDescriptor { close(descriptor) }
     }
 
+    /// Appends `text`, writing out the buffer when it is full; a failed write names the output.
     public mutating func append(_ text: String) throws(InputError) {
         var text = text
         text.withUTF8 { buffer.append(contentsOf: $0) }

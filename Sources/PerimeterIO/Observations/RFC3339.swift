@@ -10,6 +10,7 @@ public enum RFC3339 {
         return utf8.withUnsafeMutableBufferPointer { parse(UnsafeBufferPointer($0)) }
     }
 
+    /// `parse(_:)` on bytes.
     public static func parse(_ b: UnsafeBufferPointer<UInt8>) -> Timestamp? {
         guard let (year, month, day, hour, minute, second) = head(b) else { return nil }
         func digits(_ at: Int, _ count: Int) -> Int? { RFC3339.digits(b, at, count) }
@@ -161,6 +162,8 @@ public enum RFC3339 {
         return (Timestamp(nanosecondsSinceEpoch: seconds + Int64(nanos)), i + end)
     }
 
+    /// Unix seconds as a number (`1772352000`, `1772352000.25`, `1.7723520005E9`), exact to the
+    /// nanosecond; nil if it is not one or is beyond 64-bit nanoseconds.
     public static func parseUnixSeconds(_ b: UnsafeBufferPointer<UInt8>) -> Timestamp? {
         func isDigit(_ k: Int) -> Bool { k < b.count && b[k] &- UInt8(ascii: "0") < 10 }
         var i = 0
