@@ -1,14 +1,16 @@
 extension DeviceState {
     /// What every record does before its own effect: refuse it if it is older than the device's
     /// latest record (never reorder), start the device on its first record, and let stream time run
-    /// up to it (exits and expiries due before it, lapses of temporary grants).
-    mutating func beginRecord(at time: Timestamp, cause: Int, catalog: ConditionCatalog, policy: MonitoringPolicy,
+    /// up to it (exits and expiries due before it, lapses of temporary grants). `sequence` is the
+    /// record's place among all the engine has taken.
+    mutating func beginRecord(at time: Timestamp, cause: Int, sequence: Int, catalog: ConditionCatalog, policy: MonitoringPolicy,
                               events: inout [MonitorEvent]) throws(ObservationProblem) {
         let grace = policy.spans.gracePeriod
         if hasStarted {
             guard time >= lastTime else { throw Self.outOfOrder(device: name, time: time, previous: lastTime) }
         } else {
             hasStarted = true
+            startSequence = sequence
             firstTime = time
             lastTime = time
             reportAuthorization(date: time, inUseAt: time, cause: cause, grace: grace)

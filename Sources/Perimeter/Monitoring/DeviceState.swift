@@ -7,6 +7,10 @@ struct DeviceState {
     let name: String
     /// Whether the device has had a record (an identifier can be interned before).
     var hasStarted = false
+    /// The engine's count of records before the device's first, which started it: the end of the
+    /// input takes devices in this order, so that a device named by a record the engine refused
+    /// (or the reader refused after naming it) is placed by its first record taken.
+    var startSequence = Int.max
     /// Stream time of the device's first and latest records.
     var firstTime = Timestamp.distantPast
     var lastTime = Timestamp.distantPast

@@ -96,9 +96,18 @@ public struct MonitoringEngine: Sendable {
         }
     }
 
-    /// Devices seen so far, in order of their first record (or of `deviceID(_:)`, for names
-    /// interned ahead of their records).
-    public var deviceNames: [String] { devices.filter(\.hasStarted).map(\.name) }
+    /// Devices seen so far, in order of their first record the engine took (a refused record does
+    /// not place its device).
+    public var deviceNames: [String] { startedDevices.map { devices[$0].name } }
+
+    /// The indices of the devices that have started, in the order they did.
+    private var startedDevices: [Int] {
+        devices.indices.filter { devices[$0].hasStarted }.sorted { devices[$0].startSequence < devices[$1].startSequence }
+    }
+
+    /// Records taken so far (each batch counts whole): a device's first record's place among them
+    /// orders the devices at the end of the input.
+    private var recordSequence = 0
 
     // MARK: Records
 
@@ -162,7 +171,9 @@ public struct MonitoringEngine: Sendable {
         let time = observation.time
         let di = Int(device.index)
         catalog.prepareIndex(threads: batchThreads)
-        try devices[di].beginRecord(at: time, cause: cause, catalog: catalog, policy: policy, events: &events)
+        let sequence = recordSequence
+        recordSequence += 1
+        try devices[di].beginRecord(at: time, cause: cause, sequence: sequence, catalog: catalog, policy: policy, events: &events)
         let isAuthorizationRecord: Bool
         switch observation {
         case .fix, .sighting: isAuthorizationRecord = false
@@ -233,6 +244,8 @@ public struct MonitoringEngine: Sendable {
 
         // 2. The shards, each with its own scratch and outputs.
         let catalog = self.catalog, policy = self.policy
+        for shard in shards { shard.sequenceBase = recordSequence }
+        recordSequence += batch.count
         devices.withUnsafeMutableBufferPointer { devices in
             nonisolated(unsafe) let devices = devices
             DispatchQueue.concurrentPerform(iterations: shards.count) { w in
@@ -255,6 +268,8 @@ public struct MonitoringEngine: Sendable {
         catalog.prepareIndex(threads: batchThreads)
         let (shards, end, refused) = selectShards(batch)
         let catalog = self.catalog, policy = self.policy
+        for shard in shards { shard.sequenceBase = recordSequence }
+        recordSequence += batch.count
         devices.withUnsafeMutableBufferPointer { devices in
             nonisolated(unsafe) let devices = devices
             DispatchQueue.concurrentPerform(iterations: shards.count) { w in
@@ -385,12 +400,12 @@ public struct MonitoringEngine: Sendable {
     /// Events still held (provisional always, awaiting the deferred prompt's answer), over all devices.
     public var heldEventCount: Int { devices.reduce(0) { $0 + $1.authorization.held.count } }
 
-    /// Ends the input: for each device, in the order devices were named (by `deviceID(_:)` or their first
-    /// record), stream time runs to its latest record: beacon exits due at or before it fire, held
-    /// events older than the maximum age by then expire. Nothing later is invented; events still held
-    /// stay held.
+    /// Ends the input: for each device, in order of its first record the engine took (a refused
+    /// record, which changes nothing, does not place its device), stream time runs to its latest
+    /// record: beacon exits due at or before it fire, held events older than the maximum age by then
+    /// expire. Nothing later is invented; events still held stay held.
     public mutating func finish(into events: inout [MonitorEvent]) {
-        for di in devices.indices where devices[di].hasStarted {
+        for di in startedDevices {
             devices[di].catchUp(with: catalog, policy: policy)
             devices[di].advance(to: devices[di].lastTime, inclusive: true, cause: devices[di].lastCause,
                                 catalog: catalog, policy: policy, events: &events)

@@ -19,6 +19,8 @@ final class StateShard: @unchecked Sendable {
     @exclusivity(unchecked) var changeRecords: [Int32] = []
     @exclusivity(unchecked) var fixesAnsweredByAnchor = 0
     @exclusivity(unchecked) var fixesMeasuredNearAnchor = 0
+    /// The engine's count of records before the batch: a record's sequence is this plus its position.
+    @exclusivity(unchecked) var sequenceBase = 0
     /// The first of the shard's records that `select` refused, if any (its position and problem).
     @exclusivity(unchecked) private(set) var refusal: BatchProblem?
     /// The latest time among the records the shard ran.
@@ -194,7 +196,8 @@ final class StateShard: @unchecked Sendable {
                 let k = Int(truncatingIfNeeded: order[n] & 0xFFFF_FFFF), di = Int(record.device.index)
                 let time = record.sighting.time
                 let before = events.count
-                try? devices[di].beginRecord(at: time, cause: record.cause, catalog: catalog, policy: policy, events: &events)
+                try? devices[di].beginRecord(at: time, cause: record.cause, sequence: sequenceBase + k, catalog: catalog, policy: policy,
+                                             events: &events)
                 devices[di].apply(record.sighting, matched: UnsafeBufferPointer(rebasing: matched[offsets[n]..<offsets[n + 1]]),
                                   cause: record.cause, catalog: catalog, policy: policy, events: &events)
                 devices[di].endRecord(at: time, cause: record.cause)
@@ -263,8 +266,8 @@ final class StateShard: @unchecked Sendable {
         let record = batch[k], di = Int(record.device.index)
         let before = events.count
         // Checked by the caller: neither can refuse the fix.
-        try? devices[di].beginRecord(at: record.fix.time, cause: record.cause, catalog: catalog, policy: policy,
-                                     events: &events)
+        try? devices[di].beginRecord(at: record.fix.time, cause: record.cause, sequence: sequenceBase + k, catalog: catalog,
+                                     policy: policy, events: &events)
         if needsGeometry {
             if devices[di].apply(record.fix, cause: record.cause, catalog: catalog, policy: policy, scratch: &scratch, events: &events) {
                 fixesMeasuredNearAnchor += 1
