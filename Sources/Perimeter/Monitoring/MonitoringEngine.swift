@@ -244,8 +244,6 @@ public struct MonitoringEngine: Sendable {
 
         // 2. The shards, each with its own scratch and outputs.
         let catalog = self.catalog, policy = self.policy
-        for shard in shards { shard.sequenceBase = recordSequence }
-        recordSequence += batch.count
         devices.withUnsafeMutableBufferPointer { devices in
             nonisolated(unsafe) let devices = devices
             DispatchQueue.concurrentPerform(iterations: shards.count) { w in
@@ -268,8 +266,6 @@ public struct MonitoringEngine: Sendable {
         catalog.prepareIndex(threads: batchThreads)
         let (shards, end, refused) = selectShards(batch)
         let catalog = self.catalog, policy = self.policy
-        for shard in shards { shard.sequenceBase = recordSequence }
-        recordSequence += batch.count
         devices.withUnsafeMutableBufferPointer { devices in
             nonisolated(unsafe) let devices = devices
             DispatchQueue.concurrentPerform(iterations: shards.count) { w in
@@ -283,7 +279,7 @@ public struct MonitoringEngine: Sendable {
     /// A shard per worker (one per 4,096 records, up to `batchThreads`), each holding its devices'
     /// records of `batch` up to its first refused one (`StateShard.select`, run on all shards at
     /// once); where the records to apply end (at the first of the shards' refusals, or the batch's
-    /// end), and that refusal.
+    /// end), and that refusal. The batch's records are counted taken (`recordSequence`).
     private mutating func selectShards<Record: BatchRecord>(_ batch: [Record])
         -> (shards: [StateShard], end: Int, refused: BatchProblem?) {
         let workers = max(1, min(batchThreads, batch.count / 4096))
@@ -315,6 +311,8 @@ public struct MonitoringEngine: Sendable {
             }
         }
         let refused = shards.lazy.compactMap(\.refusal).min { $0.index < $1.index }
+        for shard in shards { shard.sequenceBase = recordSequence }
+        recordSequence += batch.count
         return (shards, refused?.index ?? batch.count, refused)
     }
 
