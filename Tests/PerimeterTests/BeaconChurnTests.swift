@@ -11,25 +11,7 @@ import Testing
 @Suite struct BeaconChurnTests {
     static let timeout: Int64 = 30_000_000_000
 
-    struct Spec {
-        var id: String
-        var uuid: UUID
-        var major: UInt16?
-        var minor: UInt16?
-        var assuming: ConditionState
-
-        func matches(_ b: BeaconIdentity) -> Bool {
-            b.uuid == uuid && (major.map { $0 == b.major } ?? true) && (minor.map { $0 == b.minor } ?? true)
-        }
-
-        var condition: Condition {
-            if let major {
-                if let minor { return .beacon(BeaconIdentityCondition(uuid: uuid, major: major, minor: minor)) }
-                return .beacon(BeaconIdentityCondition(uuid: uuid, major: major))
-            }
-            return .beacon(BeaconIdentityCondition(uuid: uuid))
-        }
-    }
+    typealias Spec = BeaconSpec
 
     enum Record {
         case sighting(device: Int, t: Int64, BeaconIdentity)

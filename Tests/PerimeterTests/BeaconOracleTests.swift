@@ -7,16 +7,7 @@ import Testing
 /// only when they come due) against a plain reading of SPEC §2: every pair of every device held
 /// explicitly, and every exit found by scanning them all.
 @Suite struct BeaconOracleTests {
-    struct Spec {
-        var uuid: UUID
-        var major: UInt16?
-        var minor: UInt16?
-        var initial: ConditionState
-
-        func matches(_ b: BeaconIdentity) -> Bool {
-            b.uuid == uuid && (major.map { $0 == b.major } ?? true) && (minor.map { $0 == b.minor } ?? true)
-        }
-    }
+    typealias Spec = BeaconSpec
 
     /// SPEC §2, beacon, written as directly as it reads.
     struct Oracle {
@@ -36,8 +27,8 @@ import Testing
         mutating func sighting(_ device: String, at t: Double, _ identity: BeaconIdentity, cause: Int) {
             if devices[device] == nil {
                 // Conditions not assumed unsatisfied time out from the device's first record.
-                devices[device] = Device(state: specs.map(\.initial),
-                                         exitDue: specs.map { $0.initial == .unsatisfied ? nil : t + timeout })
+                devices[device] = Device(state: specs.map(\.assuming),
+                                         exitDue: specs.map { $0.assuming == .unsatisfied ? nil : t + timeout })
                 order.append(device)
             }
             fire(device, before: t, inclusive: false, cause: cause)
@@ -93,21 +84,15 @@ import Testing
             let major = UInt16.random(in: 0..<4, using: &rng), minor = UInt16.random(in: 0..<3, using: &rng)
             let initial: ConditionState = [.unknown, .satisfied, .unsatisfied].randomElement(using: &rng)!
             return switch i % 4 {
-            case 0: Spec(uuid: uuid, initial: initial)
-            case 1: Spec(uuid: uuid, major: major, initial: initial)
-            default: Spec(uuid: uuid, major: major, minor: minor, initial: initial)
+            case 0: Spec(uuid: uuid, assuming: initial)
+            case 1: Spec(uuid: uuid, major: major, assuming: initial)
+            default: Spec(uuid: uuid, major: major, minor: minor, assuming: initial)
             }
         }
         var policy = MonitoringPolicy()
         policy.beaconExitTimeout = timeout
         var engine = MonitoringEngine(policy: policy)
-        for (i, s) in specs.enumerated() {
-            let c: BeaconIdentityCondition = if let major = s.major {
-                if let minor = s.minor { BeaconIdentityCondition(uuid: s.uuid, major: major, minor: minor) }
-                else { BeaconIdentityCondition(uuid: s.uuid, major: major) }
-            } else { BeaconIdentityCondition(uuid: s.uuid) }
-            try engine.add(.beacon(c), identifier: "b\(i)", assuming: s.initial)
-        }
+        for (i, s) in specs.enumerated() { try engine.add(s.condition, identifier: "b\(i)", assuming: s.assuming) }
         var batched = engine
         batched.batchThreads = 3
 
