@@ -80,25 +80,34 @@ public actor Monitor {
                              lastEvent: lastEvents[RecordKey(device: device, identifier: identifier)])
     }
 
-    /// Applies one record of `device`'s stream; returns (and yields) the events it caused.
+    /// Applies one record of `device`'s stream; returns (and yields) the events it caused. A refused
+    /// record throws `RefusedRecord`, with the events that fell due before it.
     @discardableResult
-    public func process(_ observation: Observation, device: String = Monitor.defaultDevice) throws(ObservationProblem) -> [MonitorEvent] {
+    public func process(_ observation: Observation, device: String = Monitor.defaultDevice) throws(RefusedRecord) -> [MonitorEvent] {
         if !buffer.isEmpty { buffer.removeAll(keepingCapacity: true) }
         defer { publish() }
         recordCount += 1
-        try engine.process(observation, device: device, cause: recordCount, into: &buffer)
+        do throws(ObservationProblem) {
+            try engine.process(observation, device: device, cause: recordCount, into: &buffer)
+        } catch {
+            throw RefusedRecord(problem: error, index: 0, events: buffer)
+        }
         return buffer
     }
 
-    /// Applies a batch of one device's records in order; stops at the first refused record, after
-    /// publishing the events of the records before it.
+    /// Applies a batch of one device's records in order; stops at the first refused record, throwing
+    /// `RefusedRecord` with its position and the events of the records before it (published too).
     @discardableResult
-    public func process(_ batch: [Observation], device: String = Monitor.defaultDevice) throws(ObservationProblem) -> [MonitorEvent] {
+    public func process(_ batch: [Observation], device: String = Monitor.defaultDevice) throws(RefusedRecord) -> [MonitorEvent] {
         buffer.removeAll(keepingCapacity: true)
         defer { publish() }
-        for observation in batch {
+        for (index, observation) in batch.enumerated() {
             recordCount += 1
-            try engine.process(observation, device: device, cause: recordCount, into: &buffer)
+            do throws(ObservationProblem) {
+                try engine.process(observation, device: device, cause: recordCount, into: &buffer)
+            } catch {
+                throw RefusedRecord(problem: error, index: index, events: buffer)
+            }
         }
         return buffer
     }
