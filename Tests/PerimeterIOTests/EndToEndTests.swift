@@ -285,29 +285,7 @@ extension EndToEndTests {
         let summary = try BatchEvaluation.run(engine: &engine, observations: &reader, outputs: &outputs, badRecords: .quarantine)
         _ = consume outputs
 
-        var oracle = try Fixture.engine("city/conditions.geojson")
-        var again = try ObservationReader(path: input)
-        var expectedEvents = "", expectedBad = "", events: [MonitorEvent] = []
-        while let next = again.next() {
-            switch next {
-            case .success(let record):
-                events.removeAll()
-                do throws(ObservationProblem) {
-                    try oracle.process(record.observation, device: record.device, cause: record.line, into: &events)
-                } catch {
-                    for event in events { expectedEvents += EventEncoding.jsonLine(event) }
-                    events.removeAll()
-                    expectedBad += QuarantineEncoding.jsonLine(InputError(file: again.file, line: record.line, field: error.field,
-                                                                          message: error.message), record: again.currentLineText)
-                }
-                for event in events { expectedEvents += EventEncoding.jsonLine(event) }
-            case .failure(let error):
-                expectedBad += QuarantineEncoding.jsonLine(error, record: again.currentLineText)
-            }
-        }
-        events.removeAll()
-        oracle.finish(into: &events)
-        for event in events { expectedEvents += EventEncoding.jsonLine(event) }
+        let (expectedEvents, expectedBad, _, _) = try Fixture.plainRun(input, engine: try Fixture.engine("city/conditions.geojson"))
 
         #expect(summary.rejected == 60)  // out of order, bad latitudes
         #expect(expectedEvents.contains("\"refinement\":{"))

@@ -49,3 +49,42 @@ enum Fixture {
         return monitor
     }
 }
+
+extension Fixture {
+    /// What the tool should write for `input`, by the plain way: every record the reader gives fed to
+    /// `engine` one at a time (its line as the cause), refused ones quarantined with their reason, then
+    /// the end of the input. Returns the events, quarantine and authorization-change lines, and the
+    /// engine (for its counts).
+    static func plainRun(_ input: String, engine: MonitoringEngine) throws
+        -> (events: String, bad: String, changes: String, engine: MonitoringEngine) {
+        var oracle = engine
+        var reader = try ObservationReader(path: input)
+        var events: [MonitorEvent] = [], changes: [AuthorizationChange] = []
+        var expectedEvents = "", expectedBad = "", expectedChanges = ""
+        func flush() {
+            for event in events { expectedEvents += EventEncoding.jsonLine(event) }
+            events.removeAll()
+            oracle.takeAuthorizationChanges(into: &changes)
+            for change in changes { expectedChanges += AuthorizationChangeEncoding.jsonLine(change) }
+            changes.removeAll()
+        }
+        while let next = reader.next() {
+            switch next {
+            case .success(let record):
+                do throws(ObservationProblem) {
+                    try oracle.process(record.observation, device: record.device, cause: record.line, into: &events)
+                } catch {
+                    flush()
+                    expectedBad += QuarantineEncoding.jsonLine(InputError(file: reader.file, line: record.line, field: error.field,
+                                                                          message: error.message), record: reader.currentLineText)
+                }
+                flush()
+            case .failure(let error):
+                expectedBad += QuarantineEncoding.jsonLine(error, record: reader.currentLineText)
+            }
+        }
+        oracle.finish(into: &events)
+        flush()
+        return (expectedEvents, expectedBad, expectedChanges, oracle)
+    }
+}

@@ -357,7 +357,8 @@ extension Duration {
 
 /// The quarantine file's line for a bad record: `{"file","line","field","reason","record"}`.
 public enum QuarantineEncoding {
-    /// One quarantine line: the bad record's line, field and reason, and the record as written.
+    /// One quarantine line, with its newline: the bad record's file, line, field and reason, and the
+    /// record as written.
     public static func jsonLine(_ error: InputError, record: String) -> String {
         "{\"file\":" + JSONText.quoted(error.file)
             + ",\"line\":" + (error.line.map(String.init) ?? "null")

@@ -3,7 +3,7 @@ import Perimeter
 /// The JSON Lines form of an authorization change (`--authorization-out`), keys in a fixed order:
 /// `{"device","date","status","temporary","provisional","accuracy","temporaryFullAccuracy","locationServices","inUse","cause"}`.
 public enum AuthorizationChangeEncoding {
-    /// The change as one JSON object (`--authorization-out`'s line), without the newline.
+    /// The change as one JSON object (`--authorization-out`'s line), and its newline.
     public static func jsonLine(_ change: AuthorizationChange) -> String {
         "{\"device\":" + JSONText.quoted(change.device)
             + ",\"date\":\"" + RFC3339.format(change.date) + "\""

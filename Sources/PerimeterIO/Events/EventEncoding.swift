@@ -3,7 +3,7 @@ import Perimeter
 /// The JSON Lines form of a monitor event (SPEC §4), keys in a fixed order:
 /// `{"device","identifier","state","date","delivery","reason","refinement","diagnostics","cause"}`.
 public enum EventEncoding {
-    /// The event as one JSON object with SPEC §4's keys in their order, without the newline.
+    /// The event as one JSON object with SPEC §4's keys in their order, and its newline.
     public static func jsonLine(_ event: MonitorEvent) -> String {
         var bytes: [UInt8] = []
         append(event, to: &bytes)
