@@ -88,3 +88,27 @@ extension Fixture {
         return (expectedEvents, expectedBad, expectedChanges, oracle)
     }
 }
+
+extension Fixture {
+    /// `s` as a JSON string, each scalar escaped as RFC 8259 requires: the tests' own writer, apart
+    /// from the library's (`JSONText`), which it checks.
+    static func jsonQuoted(_ s: String) -> String {
+        var out = "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case "\u{08}": out += "\\b"
+            case "\u{0C}": out += "\\f"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}

@@ -222,25 +222,7 @@ extension EventEncodingTests {
     /// The line as plain string building writes it, the writer's byte-for-byte oracle: each scalar
     /// escaped as RFC 8259 requires (the writer escapes bytes).
     static func plainLine(_ e: MonitorEvent) -> String {
-        func quoted(_ s: String) -> String {
-            var out = "\""
-            for scalar in s.unicodeScalars {
-                switch scalar {
-                case "\"": out += "\\\""
-                case "\\": out += "\\\\"
-                case "\n": out += "\\n"
-                case "\r": out += "\\r"
-                case "\t": out += "\\t"
-                case "\u{08}": out += "\\b"
-                case "\u{0C}": out += "\\f"
-                case _ where scalar.value < 0x20:
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                default: out.unicodeScalars.append(scalar)
-                }
-            }
-            return out + "\""
-        }
+        let quoted = Fixture.jsonQuoted
         let reason = e.delivery.reason.map { quoted($0.rawValue) } ?? "null"
         let refinement = e.refinement.map { "{\"uuid\":\"\($0.uuid.uuidString)\",\"major\":\($0.major),\"minor\":\($0.minor)}" } ?? "null"
         return "{\"device\":" + quoted(e.device) + ",\"identifier\":" + quoted(e.identifier)

@@ -178,18 +178,6 @@ import Testing
 
         // Text.
 
-        static func jsonString(_ s: String) -> String {
-            var out = "\""
-            for c in s.unicodeScalars {
-                switch c {
-                case "\"": out += "\\\""
-                case "\\": out += "\\\\"
-                case "\t": out += "\\t"
-                default: out.unicodeScalars.append(c)
-                }
-            }
-            return out + "\""
-        }
 
         static func csvCell(_ s: String) -> String {
             s.contains(",") || s.contains("\"") ? "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : s
@@ -201,11 +189,11 @@ import Testing
                 let colon = spaced ? ": " : ":", comma = spaced ? ", " : ","
                 return "{" + fields.map { field in
                     let value: String = switch field.value {
-                    case .string(let s): Self.jsonString(s)
+                    case .string(let s): Fixture.jsonQuoted(s)
                     case .number(let n): n
                     case .null: "null"
                     }
-                    return Self.jsonString(field.name) + colon + value
+                    return Fixture.jsonQuoted(field.name) + colon + value
                 }.joined(separator: comma) + "}"
             case .csv:
                 return Self.csvHeader.map { column in

@@ -75,11 +75,14 @@ enum ObservationDecoding {
             try fields.requireOnly(sessionFields, type: type)
             let action = try choice(fields, "action", as: ServiceSessionRecord.Action.self)
             let id = try fields.string("id")
-            // A session starts with a goal; one that ends needs none, but a goal written is checked,
-            // so that a misspelt one is not passed over in silence.
+            // A session starts with a goal; one that ends has none, but a goal written on it is
+            // checked, so that a misspelt one is not passed over in silence.
             var goal = ServiceSessionRecord.Goal.none
-            if action == .start || fields.value("goal") != nil { goal = try choice(fields, "goal", as: ServiceSessionRecord.Goal.self) }
-            if action == .end { goal = .none }
+            if action == .start {
+                goal = try choice(fields, "goal", as: ServiceSessionRecord.Goal.self)
+            } else if fields.value("goal") != nil {
+                _ = try choice(fields, "goal", as: ServiceSessionRecord.Goal.self)
+            }
             let purpose = fields.value("fullAccuracyPurpose") == nil ? nil : try fields.string("fullAccuracyPurpose")
             return (device, .session(ServiceSessionRecord(time: time, action: action, id: id, goal: goal, fullAccuracyPurpose: purpose)))
         default:
