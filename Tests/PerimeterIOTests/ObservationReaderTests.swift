@@ -76,6 +76,66 @@ import Testing
         #"{"type":"fix","device":"d","t":"2026-03-01T08:00:20Z","lat":48.8606,"lon":2.3376,"accuracy":5}"#,
     ]
 
+    /// Every record and error, one per line, that reading `text` gives.
+    static func outcomes(_ text: String, name: String) throws -> [Result<ObservationRecord, InputError>] {
+        var reader = try ObservationReader(path: try Fixture.write(text, named: name))
+        var all: [Result<ObservationRecord, InputError>] = []
+        while let next = reader.next() { all.append(next) }
+        return all
+    }
+
+    /// A CSV cell holds a number as JSON writes one, so that a recording reads the same in either
+    /// format: every spelling below, in every numeric field, on the CSV reader's fast path (plain
+    /// cells) and its general one (a quoted device cell), gives the JSON Lines reader's record, or an
+    /// error on the field where JSON Lines gives any error (JSON's own names no field for `01`).
+    @Test func csvNumbersAreReadAsJSONLinesReadsThem() throws {
+        let spellings = ["1", "-0", "0", "12.5", "-12.5", "0.5", "1e1", "1E+1", "2.5e-1", "+1", ".5", "1.", "01", "-01", "00.5",
+                         "0x10", "0x1p3", "1_0", " 1", "1 ", "inf", "nan", "Infinity", "1e", "-", "--1", "1e400", "1.5.5", "١"]
+        // (field, a good value, whether the field is an integer, the record's other fields)
+        let fix = ["t": "1772352000", "lat": "48.5", "lon": "2.25", "accuracy": "5", "speed": "3"]
+        let sighting = ["t": "1772352000", "uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "major": "1", "minor": "2", "rssi": "-60", "power": "-59"]
+        var problems: [String] = [], compared = 0
+        for (type, fields, numeric) in [("fix", fix, ["t", "lat", "lon", "accuracy", "speed"]),
+                                        ("sighting", sighting, ["t", "major", "minor", "rssi", "power"])] {
+            let columns = fields.keys.sorted()
+            for field in numeric {
+                for spelling in spellings {
+                    var values = fields
+                    values[field] = spelling
+                    let json = "{\"type\":\"\(type)\",\"device\":\"d\"," + columns.map { key in
+                        let v = values[key]!
+                        return "\"\(key)\":" + (key == "uuid" ? "\"\(v)\"" : v)
+                    }.joined(separator: ",") + "}\n"
+                    let expected = try Self.outcomes(json, name: "spelling.jsonl")
+                    for quotedDevice in [false, true] {
+                        let csv = "type,device," + columns.joined(separator: ",") + "\n" + type + "," + (quotedDevice ? "\"d\"" : "d") + ","
+                            + columns.map { values[$0]! }.joined(separator: ",") + "\n"
+                        let got = try Self.outcomes(csv, name: "spelling.csv")
+                        compared += 1
+                        // (Space around a JSON value is not the value's; in a CSV cell it is, and refused.)
+                        let spaced = spelling.contains(" ")
+                        switch (expected.first, got.first) {
+                        case (.success(let a)?, .success(let b)?) where !spaced && a.observation == b.observation && b.line == 2: break
+                        case (.failure?, .failure(let e)?) where e.line == 2 && e.field == field: break
+                        case (.success?, .failure(let e)?) where spaced && e.line == 2 && e.field == field: break
+                        default:
+                            func brief(_ r: Result<ObservationRecord, InputError>?) -> String {
+                                switch r {
+                                case .success(let record)?: "\(record.observation)"
+                                case .failure(let error)?: error.message
+                                case nil: "nothing"
+                                }
+                            }
+                            problems.append("\(type) \(field) = \"\(spelling)\" (quoted device: \(quotedDevice)): JSON Lines \(brief(expected.first)); CSV \(brief(got.first))")
+                        }
+                    }
+                }
+            }
+        }
+        #expect(compared == 2 * 5 * spellings.count * 2)
+        #expect(problems.isEmpty, "\(problems.count): \(problems.prefix(6).joined(separator: "\n"))")
+    }
+
     @Test func defaultStopsAtTheFirstBadRecordWithFileLineAndField() throws {
         let (run, path) = try Self.evaluate(Self.stream)
         #expect(run.status == 1)

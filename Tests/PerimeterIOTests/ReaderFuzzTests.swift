@@ -669,7 +669,7 @@ import Testing
         case record(String, Observation)
         /// An error on the line, naming one of these fields (`nil`: any field or none).
         case error(Set<String>?)
-        /// Input the contract leaves open (a lax number, a BOM, a leap second): an error naming one of
+        /// Input the contract leaves open (a BOM, a leap second): an error naming one of
         /// the fields, or exactly this record.
         case recordOrError(String, Observation, Set<String>?)
         /// Only spaces: nothing, or an error.
@@ -718,37 +718,30 @@ import Testing
         case .json(let other): return .bad("\(other) is not a number")
         case .cell(let bytes):
             guard let s = String(validating: bytes, as: UTF8.self) else { return .bad("not UTF-8") }
-            if isDecimal(s, leadingZeros: true) {
-                let d = Double(s)!
-                return d.isFinite ? .ok(d) : .bad("\(s) is beyond Double's range")
-            }
-            let trimmed = s.trimmingCharacters(in: .whitespaces)
-            if trimmed.isEmpty { return .lax(nil) }
-            let letters = trimmed.lowercased()
-            guard !letters.contains("n"), let d = Double(trimmed), d.isFinite else { return .bad("\"\(s)\" is not a decimal number") }
-            return .lax(d)
+            // A CSV number is written as JSON writes one (README): `+1`, `.5`, `01`, `0x10` are errors.
+            guard isDecimal(s, leadingZeros: false) else { return .bad("\"\(s)\" is not a JSON number") }
+            let d = Double(s)!
+            return d.isFinite ? .ok(d) : .bad("\(s) is beyond Double's range")
         }
     }
 
     static func time(_ v: FieldValue) -> Converted<Int64> {
-        func instant(_ i: Instant, _ lax: Bool, _ text: String) -> Converted<Int64> {
+        func instant(_ i: Instant, _ text: String) -> Converted<Int64> {
             switch i {
-            case .ns(let ns): return lax ? .lax(ns) : .ok(ns)
+            case .ns(let ns): return .ok(ns)
             case .leap(let ns): return .lax(ns)
             case .outOfRange: return .bad("\(text) is outside 64-bit nanoseconds")
             case .invalid: return .bad("\(text) is neither RFC 3339 nor Unix seconds")
             }
         }
         switch v {
-        case .json(.number(let t)): return instant(exactSeconds(t), false, t)
-        case .json(.string(let s)): return instant(rfc3339(s), false, s)
+        case .json(.number(let t)): return instant(exactSeconds(t), t)
+        case .json(.string(let s)): return instant(rfc3339(s), s)
         case .json(let other): return .bad("\(other) is not a time")
         case .cell(let bytes):
             guard let s = String(validating: bytes, as: UTF8.self) else { return .bad("not UTF-8") }
-            if isDecimal(s, leadingZeros: true) { return instant(exactSeconds(s), false, s) }
-            let r = rfc3339(s)
-            if r != .invalid { return instant(r, false, s) }
-            return instant(exactSeconds(s), true, s)
+            if isDecimal(s, leadingZeros: false) { return instant(exactSeconds(s), s) }
+            return instant(rfc3339(s), s)
         }
     }
 

@@ -416,7 +416,7 @@ extension PlainRecordDecoderTests {
     }
 
     static func oracle(_ text: String) -> Double? {
-        guard Array(text.utf8).withUnsafeBufferPointer({ PlainRecordDecoder.isJSONNumber($0) }),
+        guard Array(text.utf8).withUnsafeBufferPointer({ DecimalNumber.isJSONNumber($0) }),
               let value = Double(text), value.isFinite else { return nil }
         return value
     }
@@ -452,7 +452,7 @@ extension PlainRecordDecoderTests {
             bytes[0] = UInt8(ascii: "1")
             bytes[Int.random(in: 1..<16, using: &rng)] = strangers.randomElement(using: &rng)!
             let got = bytes.withUnsafeBufferPointer { DecimalNumber.parse($0) }
-            let isNumber = bytes.withUnsafeBufferPointer { PlainRecordDecoder.isJSONNumber($0) }
+            let isNumber = bytes.withUnsafeBufferPointer { DecimalNumber.isJSONNumber($0) }
             let expected = isNumber ? Double(String(decoding: bytes, as: UTF8.self)).flatMap { $0.isFinite ? $0 : nil } : nil
             if got?.bitPattern != expected?.bitPattern { mismatches += 1 }
         }

@@ -16,6 +16,29 @@ import Darwin
 /// rounding for such significands, and exact halfway cases are caught apart; everything else takes
 /// `strtod`.
 enum DecimalNumber {
+    /// Whether `n` is exactly RFC 8259's number grammar: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
+    static func isJSONNumber(_ n: UnsafeBufferPointer<UInt8>) -> Bool {
+        var i = 0
+        func digits() -> Int {
+            let start = i
+            while i < n.count, n[i] >= UInt8(ascii: "0"), n[i] <= UInt8(ascii: "9") { i += 1 }
+            return i - start
+        }
+        if i < n.count, n[i] == UInt8(ascii: "-") { i += 1 }
+        guard i < n.count else { return false }
+        if n[i] == UInt8(ascii: "0") { i += 1 } else if digits() == 0 { return false }
+        if i < n.count, n[i] == UInt8(ascii: ".") {
+            i += 1
+            guard digits() > 0 else { return false }
+        }
+        if i < n.count, n[i] == UInt8(ascii: "e") || n[i] == UInt8(ascii: "E") {
+            i += 1
+            if i < n.count, n[i] == UInt8(ascii: "+") || n[i] == UInt8(ascii: "-") { i += 1 }
+            guard digits() > 0 else { return false }
+        }
+        return i == n.count
+    }
+
     /// The value of `bytes` if they are exactly one JSON number with a finite value, else `nil`.
     ///
     /// One pass checks the grammar and accumulates the digits, which is exact for numbers of at most

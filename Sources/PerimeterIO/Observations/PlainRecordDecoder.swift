@@ -167,7 +167,7 @@ enum PlainRecordDecoder {
         if time == nil {
             let t = UnsafeBufferPointer(rebasing: b[values.t])
             time = values.timeIsString ? RFC3339.parse(t)
-                : (isJSONNumber(t) ? RFC3339.parseUnixSeconds(t, readable: readable - values.t.lowerBound) : nil)
+                : RFC3339.parseUnixSeconds(t, readable: readable - values.t.lowerBound)
         }
         return record(b, values, time: time)
     }
@@ -336,28 +336,5 @@ enum PlainRecordDecoder {
         }
         while i < b.count, b[i] != UInt8(ascii: ","), b[i] != UInt8(ascii: "\"") { i += 1 }
         return i
-    }
-
-    /// RFC 8259's number grammar: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
-    static func isJSONNumber(_ n: UnsafeBufferPointer<UInt8>) -> Bool {
-        var i = 0
-        func digits() -> Int {
-            let start = i
-            while i < n.count, n[i] >= UInt8(ascii: "0"), n[i] <= UInt8(ascii: "9") { i += 1 }
-            return i - start
-        }
-        if i < n.count, n[i] == UInt8(ascii: "-") { i += 1 }
-        guard i < n.count else { return false }
-        if n[i] == UInt8(ascii: "0") { i += 1 } else if digits() == 0 { return false }
-        if i < n.count, n[i] == UInt8(ascii: ".") {
-            i += 1
-            guard digits() > 0 else { return false }
-        }
-        if i < n.count, n[i] == UInt8(ascii: "e") || n[i] == UInt8(ascii: "E") {
-            i += 1
-            if i < n.count, n[i] == UInt8(ascii: "+") || n[i] == UInt8(ascii: "-") { i += 1 }
-            guard digits() > 0 else { return false }
-        }
-        return i == n.count
     }
 }

@@ -127,15 +127,14 @@ public enum RFC3339 {
     /// number; `nil` otherwise, for the caller's general path.
     @inline(__always)
     static func jsonUnixSeconds(_ b: UnsafeBufferPointer<UInt8>, from i: Int, readable: Int) -> (Timestamp, end: Int)? {
-        guard let (time, end) = shortUnixSeconds(b, from: i, readable: readable),
-              b[i] != UInt8(ascii: "0") || end == i + 1 || b[i + 1] == UInt8(ascii: ".") else { return nil }
+        guard let (time, end) = shortUnixSeconds(b, from: i, readable: readable) else { return nil }
         if end < b.count, b[end] == UInt8(ascii: ".") || b[end] | 0x20 == UInt8(ascii: "e") || b[end] &- UInt8(ascii: "0") < 10 {
             return nil
         }
         return (time, end)
     }
 
-    /// Seconds `[0-9]{1,11}`, then perhaps `.` and `[0-9]{1,8}`, at `i` in `b`: the time and where the
+    /// Seconds `[0-9]{1,11}` (no leading zero), then perhaps `.` and `[0-9]{1,8}`, at `i` in `b`: the time and where the
     /// digits end (a caller checks what follows). Two word loads for the seconds and one for the
     /// fraction (`DecimalNumber.digitCount`, `.swar`); `nil` when fewer than 32 bytes are readable
     /// from `i` or the digits have another shape.
@@ -146,7 +145,8 @@ public enum RFC3339 {
         let first = ByteWord.load(base), firstDigits = DecimalNumber.digitCount(first)
         let second = ByteWord.load(base + 8)
         let digits = min(firstDigits < 8 ? firstDigits : 8 + DecimalNumber.digitCount(second), count)
-        guard digits > 0, digits <= 11 else { return nil }
+        // (Leading zeros, "01", are outside JSON's grammar: the full reader refuses them.)
+        guard digits > 0, digits <= 11, digits == 1 || base[0] != UInt8(ascii: "0") else { return nil }
         let whole = digits <= 8 ? DecimalNumber.swar(first, digits)
             : DecimalNumber.swar(first, 8) &* DecimalNumber.powersOfTen[digits - 8] &+ DecimalNumber.swar(second, digits - 8)
         var nanos: UInt64 = 0, end = digits
@@ -162,13 +162,16 @@ public enum RFC3339 {
         return (Timestamp(nanosecondsSinceEpoch: seconds + Int64(nanos)), i + end)
     }
 
-    /// Unix seconds as a number (`1772352000`, `1772352000.25`, `1.7723520005E9`), exact to the
-    /// nanosecond; nil if it is not one or is beyond 64-bit nanoseconds.
+    /// Unix seconds as a number written as JSON writes one (`1772352000`, `1772352000.25`,
+    /// `1.7723520005E9`), exact to the nanosecond; nil if it is not one (`+1`, `.5`, `1.`, `01`) or
+    /// is beyond 64-bit nanoseconds. CSV cells are held to the same grammar, so that a recording
+    /// reads the same in either format.
     public static func parseUnixSeconds(_ b: UnsafeBufferPointer<UInt8>) -> Timestamp? {
+        guard DecimalNumber.isJSONNumber(b) else { return nil }
         func isDigit(_ k: Int) -> Bool { k < b.count && b[k] &- UInt8(ascii: "0") < 10 }
         var i = 0
-        let negative = i < b.count && b[i] == UInt8(ascii: "-")
-        if negative || (i < b.count && b[i] == UInt8(ascii: "+")) { i += 1 }
+        let negative = b[i] == UInt8(ascii: "-")
+        if negative { i += 1 }
         // The digits as written, whole then fraction.
         let wholeStart = i
         while isDigit(i) { i += 1 }

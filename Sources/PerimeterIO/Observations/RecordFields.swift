@@ -34,9 +34,12 @@ struct RecordFields {
             guard v.isFinite else { throw ObservationProblem(field: name, message: "expected a finite number, got \(text)") }
             return v
         case .text(let s)?:
-            guard let v = Double(s), v.isFinite else {
-                throw ObservationProblem(field: name, message: "expected a number, got \"\(s)\"")
+            // JSON's grammar, not `Double(String)`'s: that reads `0x10` as 16 and takes `+1`, `.5`.
+            let (isNumber, v) = Array(s.utf8).withUnsafeBufferPointer { (DecimalNumber.isJSONNumber($0), DecimalNumber.parse($0)) }
+            guard isNumber else {
+                throw ObservationProblem(field: name, message: "expected a number written as JSON writes one (-12.5, 3e-2), got \"\(s)\"")
             }
+            guard let v else { throw ObservationProblem(field: name, message: "expected a finite number, got \(s)") }
             return v
         case .json(let other)?: throw ObservationProblem(field: name, message: "expected a number, got \(other.kindName)")
         }
