@@ -62,7 +62,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PerimeterIOTests",
-            dependencies: ["Perimeter", "PerimeterIO", "PerimeterTestSupport"]
+            dependencies: ["Perimeter", "PerimeterIO", "PerimeterTestSupport", "perimeter"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,27 +1,29 @@
 import ArgumentParser
 import Perimeter
 
-/// SPEC's policy values, one flag each.
+/// SPEC's policy values, one flag each. Each takes the argument after it as its value even when that
+/// begins with a minus (`.unconditional`), so that `--hysteresis -1` is refused as a negative
+/// hysteresis rather than as a missing value.
 struct PolicyOptions: ParsableArguments {
-    @Option(help: "Hysteresis H in metres: a fix must be this far past a boundary to change state.")
+    @Option(parsing: .unconditional, help: "Hysteresis H in metres: a fix must be this far past a boundary to change state.")
     var hysteresis: Double = 0
 
-    @Option(help: "Accuracy weight k: the margin is max(H, k × accuracy).")
+    @Option(parsing: .unconditional, help: "Accuracy weight k: the margin is max(H, k × accuracy).")
     var accuracyWeight: Double = 1
 
-    @Option(help: "Seconds the new side must hold before a geographic change completes.")
+    @Option(parsing: .unconditional, help: "Seconds the new side must hold before a geographic change completes.")
     var confirmation: Double = 0
 
-    @Option(help: "Seconds without a matching sighting before a beacon condition becomes unsatisfied.")
+    @Option(parsing: .unconditional, help: "Seconds without a matching sighting before a beacon condition becomes unsatisfied.")
     var beaconExitTimeout: Double = 30
 
-    @Option(help: "Seconds an app still counts as in use after leaving the foreground.")
+    @Option(parsing: .unconditional, help: "Seconds an app still counts as in use after leaving the foreground.")
     var gracePeriod: Double = 5
 
-    @Option(help: "Events held per device during provisional always.")
+    @Option(parsing: .unconditional, help: "Events held per device during provisional always.")
     var holdingCapacity: Int = 1
 
-    @Option(help: "Seconds a held event is kept before it is dropped as expired.")
+    @Option(parsing: .unconditional, help: "Seconds a held event is kept before it is dropped as expired.")
     var maximumHoldingAge: Double = 3600
 
     @Option(help: "Starting state of conditions without their own 'assuming': unknown, satisfied or unsatisfied.")
