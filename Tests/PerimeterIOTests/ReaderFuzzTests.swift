@@ -529,8 +529,8 @@ import Testing
 
     // MARK: - The oracle: numbers and times
 
-    /// `-?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?`, with JSON's rule against leading zeros if asked.
-    static func isDecimal(_ s: String, leadingZeros: Bool) -> Bool {
+    /// `-?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?` with JSON's rule against leading zeros: a JSON number.
+    static func isJSONNumber(_ s: String) -> Bool {
         let b = Array(s.utf8)
         var i = 0
         func digits() -> Int {
@@ -541,7 +541,7 @@ import Testing
         if i < b.count, b[i] == UInt8(ascii: "-") { i += 1 }
         let start = i
         guard digits() > 0 else { return false }
-        if !leadingZeros, b[start] == UInt8(ascii: "0"), i - start > 1 { return false }
+        if b[start] == UInt8(ascii: "0"), i - start > 1 { return false }
         if i < b.count, b[i] == UInt8(ascii: ".") {
             i += 1
             guard digits() > 0 else { return false }
@@ -719,7 +719,7 @@ import Testing
         case .cell(let bytes):
             guard let s = String(validating: bytes, as: UTF8.self) else { return .bad("not UTF-8") }
             // A CSV number is written as JSON writes one (README): `+1`, `.5`, `01`, `0x10` are errors.
-            guard isDecimal(s, leadingZeros: false) else { return .bad("\"\(s)\" is not a JSON number") }
+            guard isJSONNumber(s) else { return .bad("\"\(s)\" is not a JSON number") }
             let d = Double(s)!
             return d.isFinite ? .ok(d) : .bad("\(s) is beyond Double's range")
         }
@@ -740,7 +740,7 @@ import Testing
         case .json(let other): return .bad("\(other) is not a time")
         case .cell(let bytes):
             guard let s = String(validating: bytes, as: UTF8.self) else { return .bad("not UTF-8") }
-            if isDecimal(s, leadingZeros: false) { return instant(exactSeconds(s), s) }
+            if isJSONNumber(s) { return instant(exactSeconds(s), s) }
             return instant(rfc3339(s), s)
         }
     }

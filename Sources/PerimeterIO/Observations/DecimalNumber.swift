@@ -16,7 +16,8 @@ import Darwin
 /// rounding for such significands, and exact halfway cases are caught apart; everything else takes
 /// `strtod`.
 enum DecimalNumber {
-    /// Whether `n` is exactly RFC 8259's number grammar: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
+    /// Whether `n` is exactly one number in RFC 8259's grammar:
+    /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
     static func isJSONNumber(_ n: UnsafeBufferPointer<UInt8>) -> Bool {
         var i = 0
         func digits() -> Int {

@@ -134,10 +134,10 @@ public enum RFC3339 {
         return (time, end)
     }
 
-    /// Seconds `[0-9]{1,11}` (no leading zero), then perhaps `.` and `[0-9]{1,8}`, at `i` in `b`: the time and where the
-    /// digits end (a caller checks what follows). Two word loads for the seconds and one for the
-    /// fraction (`DecimalNumber.digitCount`, `.swar`); `nil` when fewer than 32 bytes are readable
-    /// from `i` or the digits have another shape.
+    /// Seconds `[0-9]{1,11}` (no leading zero), then perhaps `.` and `[0-9]{1,8}`, at `i` in `b`: the
+    /// time and where the digits end (a caller checks what follows). Two word loads for the seconds
+    /// and one for the fraction (`DecimalNumber.digitCount`, `.swar`); `nil` when fewer than 32 bytes
+    /// are readable from `i` or the digits have another shape.
     @inline(__always)
     private static func shortUnixSeconds(_ b: UnsafeBufferPointer<UInt8>, from i: Int, readable: Int) -> (Timestamp, end: Int)? {
         guard let base = b.baseAddress.map({ $0 + i }), i + 32 <= readable else { return nil }
