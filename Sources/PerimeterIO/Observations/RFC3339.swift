@@ -167,6 +167,7 @@ public enum RFC3339 {
     /// is beyond 64-bit nanoseconds. CSV cells are held to the same grammar, so that a recording
     /// reads the same in either format.
     public static func parseUnixSeconds(_ b: UnsafeBufferPointer<UInt8>) -> Timestamp? {
+        // (The grammar checked here, the scan below only finds the parts.)
         guard DecimalNumber.isJSONNumber(b) else { return nil }
         func isDigit(_ k: Int) -> Bool { k < b.count && b[k] &- UInt8(ascii: "0") < 10 }
         var i = 0
@@ -183,21 +184,17 @@ public enum RFC3339 {
             while isDigit(i) { i += 1 }
             fractionDigits = i - fractionStart
         }
-        guard wholeDigits + fractionDigits > 0 else { return nil }
         var exponent = 0
         if i < b.count, b[i] | 0x20 == UInt8(ascii: "e") {
             i += 1
             let negativeExponent = i < b.count && b[i] == UInt8(ascii: "-")
             if negativeExponent || (i < b.count && b[i] == UInt8(ascii: "+")) { i += 1 }
-            let start = i
             while isDigit(i) {
                 exponent = min(exponent * 10 + Int(b[i] - UInt8(ascii: "0")), 1_000_000)  // (far past any range)
                 i += 1
             }
-            guard i > start else { return nil }
             if negativeExponent { exponent = -exponent }
         }
-        guard i == b.count else { return nil }
         // The nanoseconds are the digits that stand before the ninth place after the point (the
         // point moved by the exponent), read as one integer; those after it are cut off.
         let count = wholeDigits + fractionDigits

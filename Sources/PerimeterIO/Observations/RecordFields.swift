@@ -35,12 +35,12 @@ struct RecordFields {
             return v
         case .text(let s)?:
             // JSON's grammar, not `Double(String)`'s: that reads `0x10` as 16 and takes `+1`, `.5`.
-            let (isNumber, v) = Array(s.utf8).withUnsafeBufferPointer { (DecimalNumber.isJSONNumber($0), DecimalNumber.parse($0)) }
-            guard isNumber else {
+            let bytes = Array(s.utf8)
+            if let v = bytes.withUnsafeBufferPointer({ DecimalNumber.parse($0) }) { return v }
+            guard bytes.withUnsafeBufferPointer({ DecimalNumber.isJSONNumber($0) }) else {
                 throw ObservationProblem(field: name, message: "expected a number written as JSON writes one (-12.5, 3e-2), got \"\(s)\"")
             }
-            guard let v else { throw ObservationProblem(field: name, message: "expected a finite number, got \(s)") }
-            return v
+            throw ObservationProblem(field: name, message: "expected a finite number, got \(s)")
         case .json(let other)?: throw ObservationProblem(field: name, message: "expected a number, got \(other.kindName)")
         }
     }
