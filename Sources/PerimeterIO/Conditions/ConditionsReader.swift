@@ -142,7 +142,7 @@ struct FeatureMerge {
             if let first = firstLineOfIdentifier[feature.identifier] {
                 problems.append(InputError(file: file, line: feature.line,
                                            field: "\(FeatureReader.name(feature.index, feature.identifier)).id",
-                                           message: "duplicate identifier \"\(feature.identifier)\" (first used on line \(first))"))
+                                           message: "duplicate identifier \(InputText.quoted(feature.identifier)) (first used on line \(first))"))
                 return
             }
             firstLineOfIdentifier[feature.identifier] = feature.line
@@ -209,7 +209,7 @@ struct FeatureReader: Sendable {
 
     /// How problems name a feature that has an identifier.
     static func name(_ index: Int, _ identifier: String) -> String {
-        "features[\(index)] (id \"\(identifier)\")"
+        "features[\(index)] (id \(InputText.quoted(identifier)))"
     }
 
     private func problem(line: Int, field: String?, _ message: String) -> InputError {
@@ -333,7 +333,7 @@ struct FeatureReader: Sendable {
                 return try polygon(polygons, line: coordinatesLine)
             default:
                 throw LocatedProblem(line: geometry.line, field: "geometry.type",
-                                     message: "\"\(type)\" is not a condition; use Point (with radius), Polygon, MultiPolygon or null (beacon)")
+                                     message: "\(InputText.quoted(type)) is not a condition; use Point (with radius), Polygon, MultiPolygon or null (beacon)")
             }
         case let other?:
             throw LocatedProblem(line: geometryLine, field: "geometry", message: "expected an object or null, got \(other.kindName)")
