@@ -18,6 +18,8 @@ SECONDS_PER_TARGET="${1:-30}"
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 SCRATCH="$ROOT/Fuzz/.build"
+# The Swift runtime's backtracer would catch abort() before libFuzzer (and trips ASan as it reads memory).
+export SWIFT_BACKTRACE="${SWIFT_BACKTRACE:-enable=no}"
 TARGETS=(${FUZZ_TARGETS:-conditions jsonl csv evaluate})
 
 max_len() {
@@ -85,7 +87,9 @@ for target in "${TARGETS[@]}"; do
             replay_result="FAILED"
             failed=1
             echo "fuzz: $target: a regression input fails again:" >&2
-            grep -E "FINDING|ERROR|Running:|deadly|timeout" "$artifacts/regressions.log" | tail -20 >&2
+            # The input, and the finding's message or the sanitizer's report.
+            awk '/^Running:/ { print } /PERIMETER FUZZ FINDING/ { on = 1 } on && n < 40 { print; n++ } /^=+$/ && on && n > 1 { on = 0 }
+                 /ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)/ { print }' "$artifacts/regressions.log" | head -60 >&2
         fi
     fi
 
