@@ -185,6 +185,19 @@ def evaluate():
         write(t, f"scenario-{name[:2]}", c.encode() + b"\0" + open(os.path.join(d, "observations.jsonl"), "rb").read())
     bad = "\n".join([city_csv[0], city_csv[1], "fix,alice,x,1,2,3", city_csv[2], "fix,bob,2026-03-01T08:00:04Z,95,2.3365,10", city_csv[3]]) + "\n"
     write(t, "default-bad-csv", bad)
+    # A run of 96 fixes of 32 devices that start in it: over 256 events in one batch (encoded in
+    # parallel). Its length a multiple of 3 (blank line padded): the target's default event budget.
+    many = "type,device,t,lat,lon,accuracy\n" + "".join(
+        f"fix,d{k % 32},{1772352000 + k},{48.8606 - (k % 7) * 1e-4:.4f},{2.3376 + (k % 5) * 1e-4:.4f},10\n" for k in range(96))
+    while len(many.encode()) % 3:
+        many += " "
+    write(t, "default-many-devices-csv", many)
+    # A run of 80 sightings (the engine's batch path for sightings), identities matching the default
+    # conditions' beacons and not.
+    uuids = ["E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "B9407F30-F5F8-466E-AFF9-25556B57FE6D", "f7826da6-4fa2-4e98-8024-bc5b71e0893e"]
+    write(t, "default-sighting-run", "".join(
+        compact({"type": "sighting", "device": f"s{k % 9}", "t": 1772352000 + 7 * k, "uuid": uuids[k % 3],
+                 "major": [1, 5, 100, 2][k % 4], "minor": [7, 42, 0][k % 3], "rssi": -60 - k % 30}) + "\n" for k in range(80)))
     write(t, "small-bad-jsonl", cond.encode() + b"\0" + ("\n".join(city_jsonl[:5] + ['{"type":"fix"}'] + city_jsonl[5:12]) + "\n").encode())
 
 
