@@ -74,6 +74,10 @@ for target in "${TARGETS[@]}"; do
     artifacts="$ROOT/Fuzz/artifacts/$target"
     mkdir -p "$work" "$artifacts"
     log="$artifacts/fuzz.log"
+    # The targets' scratch files (Fuzz.Scratch), here rather than in /tmp: a crash leaves them behind.
+    export TMPDIR="$artifacts/tmp"
+    rm -rf "$TMPDIR"
+    mkdir -p "$TMPDIR"
     common=(-rss_limit_mb=2048 -timeout=10 "-max_len=$(max_len "$target")")
 
     # 1. Regressions: each saved input must pass now.
@@ -102,6 +106,7 @@ for target in "${TARGETS[@]}"; do
         "$work" "$ROOT/Fixtures/fuzz/$target" >"$log" 2>&1
     code=$?
     elapsed=$(( $(date +%s) - start ))
+    rm -rf "$TMPDIR"
     executions=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
     if [[ $code -eq 0 ]]; then
         result="ok"

@@ -15,9 +15,9 @@ public enum Fuzz {
         signal(SIGPIPE, SIG_IGN)
         var argc = CommandLine.argc
         var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
-        let code = LLVMFuzzerRunDriver(&argc, &argv, testOneInput)
-        Scratch.removeDirectory()
-        exit(code)
+        // (libFuzzer ends the process with exit(), not by returning; a crash leaves the directory.)
+        atexit { Scratch.removeDirectory() }
+        exit(LLVMFuzzerRunDriver(&argc, &argv, testOneInput))
     }
 
     /// A one-byte buffer for an empty input whose pointer libFuzzer left `nil`.
