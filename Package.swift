@@ -12,6 +12,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+        // Property-based tests with shrinking (the test targets only).
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
         // libgeos's C API through a shim that hides the non-reentrant functions.
@@ -41,6 +43,11 @@ let package = Package(
         ),
         // Deterministic randomness shared by the tests and the benchmarks (not a product).
         .target(name: "PerimeterTestSupport"),
+        // Scenario generators and runners shared by the property tests of both test targets (not a product).
+        .target(
+            name: "PerimeterPropertySupport",
+            dependencies: ["Perimeter", .product(name: "PropertyBased", package: "swift-property-based")]
+        ),
         // `swift package benchmark`: the package-benchmark suites.
         .executableTarget(
             name: "PerimeterBenchmarks",
@@ -58,11 +65,17 @@ let package = Package(
         ),
         .testTarget(
             name: "PerimeterTests",
-            dependencies: ["Perimeter", "CGEOS", "PerimeterTestSupport"]
+            dependencies: [
+                "Perimeter", "CGEOS", "PerimeterTestSupport", "PerimeterPropertySupport",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
         ),
         .testTarget(
             name: "PerimeterIOTests",
-            dependencies: ["Perimeter", "PerimeterIO", "PerimeterTestSupport", "perimeter"]
+            dependencies: [
+                "Perimeter", "PerimeterIO", "PerimeterTestSupport", "PerimeterPropertySupport", "perimeter",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -174,6 +174,42 @@ def distance_to_edge_m(lon, lat, a, b):
     return best
 
 
+# A polygon vertex may miss +-180 or +-90 by float noise (Natural Earth's Russia reaches
+# 180.00000000000006): within this it is on the seam or the pole.
+SEAM_TOLERANCE = 1e-9
+
+
+def on_line(value, line):
+    return abs(value - line) <= SEAM_TOLERANCE
+
+
+def is_seam_edge(a, b):
+    """Whether the edge a-b lies on the antimeridian (both ends at longitude 180, or both at
+    -180) or along a pole (both ends at latitude 90, or both at -90). Such an edge is where a
+    polygon split at +-180 (RFC 7946 section 3.1.9) was cut, or a pole drawn as a line: GEOS's
+    covers counts it, but it is no boundary anyone can stand on, so the distance leaves it out
+    (our rule)."""
+    (lon_a, lat_a), (lon_b, lat_b) = a[:2], b[:2]
+    return any(on_line(lon_a, x) and on_line(lon_b, x) for x in (180.0, -180.0)) \
+        or any(on_line(lat_a, y) and on_line(lat_b, y) for y in (90.0, -90.0))
+
+
+def antimeridian_crossing(coordinates, geometry_type):
+    """The first edge of a Polygon's or MultiPolygon's rings whose ends are more than 180 degrees
+    of longitude apart, unless both ends are on the seam (+-180: the edge runs along a parallel
+    the whole way round), as (field, a, b); None if there is none. RFC 7946 section 3.1.9 asks
+    for such a polygon to be split at +-180."""
+    parts = [coordinates] if geometry_type == "Polygon" else coordinates
+    for p, part in enumerate(parts):
+        for r, ring in enumerate(part):
+            for i in range(1, len(ring)):
+                (lon_a, lat_a), (lon_b, lat_b) = [float(v) for v in ring[i - 1][:2]], [float(v) for v in ring[i][:2]]
+                if abs(lon_b - lon_a) > 180 and not (on_line(abs(lon_a), 180.0) and on_line(abs(lon_b), 180.0)):
+                    prefix = "geometry.coordinates" if geometry_type == "Polygon" else "geometry.coordinates[%d]" % p
+                    return ("%s[%d][%d]" % (prefix, r, i - 1), (lon_a, lat_a), (lon_b, lat_b))
+    return None
+
+
 def polygon_rings(geometry):
     polygons = list(geometry.geoms) if geometry.geom_type == "MultiPolygon" else [geometry]
     for polygon in polygons:
@@ -206,6 +242,8 @@ class Condition:
         magnitude = math.inf
         for ring in self.rings:
             for a, b in zip(ring, ring[1:]):
+                if is_seam_edge(a, b):
+                    continue  # covers counts it; the distance does not
                 magnitude = min(magnitude, distance_to_edge_m(lon, lat, a, b))
         return -magnitude if inside else magnitude
 
@@ -271,6 +309,12 @@ def load_conditions(path):
         elif geometry.get("type") in ("Polygon", "MultiPolygon"):
             condition = Condition(index, identifier, "polygon", assuming)
             plain = json.loads(json.dumps(geometry, default=float))
+            crossing = antimeridian_crossing(plain.get("coordinates") or [], plain["type"])
+            if crossing is not None:
+                field, a, b = crossing
+                raise InputError("%s: %s: %s: the edge from %r to %r spans more than 180 degrees of longitude: "
+                                 "split a polygon that crosses the antimeridian at +-180 into a MultiPolygon "
+                                 "(RFC 7946 section 3.1.9)" % (path, identifier, field, list(a), list(b)))
             condition.geometry = shape(plain)
             if not condition.geometry.is_valid:
                 raise InputError("%s: %s: invalid polygon: %s"

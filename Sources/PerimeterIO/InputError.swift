@@ -9,11 +9,13 @@ public struct InputError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What is wrong, in words.
     public var message: String
 
+    /// A field or message longer than about a thousand characters is cut (saying so): they may quote
+    /// the input, and a message is never as long as what it is about.
     public init(file: String, line: Int?, field: String?, message: String) {
         self.file = file
         self.line = line
-        self.field = field
-        self.message = message
+        self.field = field.map(InputText.bounded)
+        self.message = InputText.bounded(message)
     }
 
     /// `file:line: field "lat": message`.

@@ -35,34 +35,63 @@ struct Evaluate: ParsableCommand {
     @Option(help: "Threads for reading and evaluating (default: the processors this process may run on).")
     var threads: Int?
 
+    @Option(help: "The longest observation line read, in bytes; a longer one is a bad record, quarantined as its first 4096 bytes and its length.")
+    var maxLineBytes: Int = ObservationReader.defaultMaxLineBytes
+
     @OptionGroup var policy: PolicyOptions
 
     func run() throws {
         guard threads.map({ $0 >= 1 }) ?? true else { throw CommandSupport.fail("--threads must be at least 1") }
+        guard maxLineBytes >= 1 else { throw CommandSupport.fail("--max-line-bytes must be at least 1") }
+        // Files written are staged beside their targets and put in place only when the run succeeds.
+        let written = [(out == nil ? "standard output" : "--out", out ?? "-"), ("--quarantine", quarantine), ("--authorization-out", authorizationOut),
+                       ("--summary", summary)].compactMap { option, path in path.map { (option: option, path: $0) } }
+        do throws(InputError) {
+            try SameFileCheck.refuseOverlaps(inputs: [("--conditions", conditions), ("--observations", observations)],
+                                             outputs: written)
+        } catch {
+            throw CommandSupport.fail(error.description)
+        }
         var engine = try CommandSupport.loadEngine(conditions: conditions, policy: policy.policy(), repair: repairPolygons,
                                                    threads: threads ?? CommandSupport.usableProcessorCount)
+        var partials: [(option: String, path: String, partial: String)] = []
+        func staged(_ option: String, _ path: String) throws(InputError) -> BufferedOutput {
+            let output = try BufferedOutput(replacing: path)
+            if let partial = output.partialPath { partials.append((option, path, partial)) }
+            return output
+        }
         do throws(InputError) {
-            var reader = try ObservationReader(path: observations, format: format)
+            var reader = try ObservationReader(path: observations, format: format, maxLineBytes: maxLineBytes)
             reader.threads = engine.batchThreads
-            var outputs = BatchEvaluation.Outputs(events: try BufferedOutput(path: out ?? "-"))
-            if let quarantine { outputs.quarantine = try BufferedOutput(path: quarantine) }
-            if let authorizationOut { outputs.authorization = try BufferedOutput(path: authorizationOut) }
+            var outputs = BatchEvaluation.Outputs(events: try staged("--out", out ?? "-"))
+            if let quarantine { outputs.quarantine = try staged("--quarantine", quarantine) }
+            if let authorizationOut { outputs.authorization = try staged("--authorization-out", authorizationOut) }
             // Opened before the evaluation, so that a path that cannot be written stops the run at once.
             var summaryFile: BufferedOutput?
-            if let summary { summaryFile = try BufferedOutput(path: summary) }
+            if let summary { summaryFile = try staged("--summary", summary) }
+            InterruptNote.install(Self.leftAsTheyWere(partials, why: "stopped by a signal").map { "perimeter: error: \($0)\n" }.joined())
             let result = try BatchEvaluation.run(
                 engine: &engine, observations: &reader, outputs: &outputs,
                 badRecords: quarantine == nil ? .stop : .quarantine,
                 progress: { CommandSupport.printError("perimeter: … \($0.recordsRead) records, \($0.events) events, \(Int($0.recordsPerSecond)) records/s") })
+            try outputs.events.commit()
+            try outputs.quarantine?.commit()
+            try outputs.authorization?.commit()
             if var file = summaryFile.take() {
                 try file.append(result.report + "\n")
-                try file.flush()
+                try file.commit()
             } else {
                 CommandSupport.printError("perimeter: " + result.report.replacingNewlines(with: "\nperimeter: "))
             }
         } catch {
-            throw CommandSupport.fail(error.description)
+            let left = Self.leftAsTheyWere(partials.filter { access($0.partial, F_OK) == 0 }, why: "the run did not finish")
+            throw CommandSupport.fail(([error.description] + left).joined(separator: "\n"))
         }
+    }
+
+    /// A line for each staged output, saying it was left as it was and where its partial output is.
+    private static func leftAsTheyWere(_ partials: [(option: String, path: String, partial: String)], why: String) -> [String] {
+        partials.map { "\(why): \($0.option) \($0.path) is not replaced; what was written is in \($0.partial)" }
     }
 }
 

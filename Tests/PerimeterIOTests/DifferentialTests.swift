@@ -179,10 +179,9 @@ import Testing
                 }
             case .polygon(let poly):
                 let geometry = PolygonGeometry.make(poly.polygons, in: context)
-                let edges = PolygonShape(poly.polygons)
                 plainSide = { p, m in
                     let inside = geometry.covers(GEOSGeometryHandle.point(p, in: context))
-                    let d = edges.distanceToBoundary(from: p)
+                    let d = SeamTests.boundaryDistance(from: p, poly.polygons)
                     if inside { return d >= m ? .inside : nil }
                     return d > m ? .outside : nil
                 }

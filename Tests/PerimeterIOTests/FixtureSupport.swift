@@ -76,11 +76,11 @@ extension Fixture {
                 } catch {
                     flush()
                     expectedBad += QuarantineEncoding.jsonLine(InputError(file: reader.file, line: record.line, field: error.field,
-                                                                          message: error.message), record: reader.currentLineText)
+                                                                          message: error.message), record: reader.currentLineBytes)
                 }
                 flush()
             case .failure(let error):
-                expectedBad += QuarantineEncoding.jsonLine(error, record: reader.currentLineText)
+                expectedBad += QuarantineEncoding.jsonLine(error, record: reader.currentLineBytes)
             }
         }
         oracle.finish(into: &events)

@@ -92,8 +92,9 @@ enum GeographicOracle {
         }
     }
 
-    /// A polygon or multipolygon: the sign of d by GEOS's plain `covers`, its size by
-    /// `PolygonShape.distanceToBoundary` (a scan of every edge), which is good to 0.5 % (SPEC §2), so
+    /// A polygon or multipolygon: the sign of d by GEOS's plain `covers`, its size by the plain measure
+    /// over every edge that counts as boundary (`SeamTests.boundaryDistance`: seam and pole edges do
+    /// not), which is good to 0.5 % (SPEC §2), so
     /// a side is decided only where |d| is more than 1 % from the margin; with a margin of 0 the sign
     /// alone decides, exactly.
     struct Polygon: OracleCondition {
@@ -106,7 +107,6 @@ enum GeographicOracle {
 
         func plain(in context: GEOSContext) -> Plain {
             let geometry = PolygonGeometry.make(polygons, in: context)
-            let edges = PolygonShape(polygons)
             let vertices = polygons.flatMap { $0.rings.flatMap { $0 } }
             let minLat = vertices.map(\.latitude).min()!, maxLat = vertices.map(\.latitude).max()!
             let minLon = vertices.map(\.longitude).min()!, maxLon = vertices.map(\.longitude).max()!
@@ -124,12 +124,12 @@ enum GeographicOracle {
                     }
                     let inside = covers(f)
                     if margin == 0 { return inside ? .inside : .outside }
-                    let distance = edges.distanceToBoundary(from: Coordinate(latitude: f.lat, longitude: f.lon))
+                    let distance = SeamTests.boundaryDistance(from: Coordinate(latitude: f.lat, longitude: f.lon), polygons)
                     if abs(distance - margin) <= 0.01 * max(distance, margin) { return [inside ? .inside : .outside, .between] }
                     return distance >= margin ? (inside ? .inside : .outside) : .between
                 },
                 explain: { f in
-                    "covered \(covers(f)), distance to the boundary \(edges.distanceToBoundary(from: Coordinate(latitude: f.lat, longitude: f.lon))) m"
+                    "covered \(covers(f)), distance to the boundary \(SeamTests.boundaryDistance(from: Coordinate(latitude: f.lat, longitude: f.lon), polygons)) m"
                 })
         }
     }

@@ -64,7 +64,7 @@ extension Coordinate {
     /// Polygon vertices may overshoot ±180/±90 by float noise: real data sets do (Natural Earth's
     /// Russia reaches 180.00000000000006). Such vertices are kept exactly as written, since GEOS works on
     /// the raw coordinates; anything further out is an error.
-    static let vertexTolerance = 1e-9
+    public static let vertexTolerance = 1e-9
 
     var isValidPolygonVertex: Bool {
         abs(latitude) <= 90 + Self.vertexTolerance && abs(longitude) <= 180 + Self.vertexTolerance

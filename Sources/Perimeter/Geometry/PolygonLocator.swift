@@ -34,6 +34,11 @@ final class PolygonLocator: Sendable {
     let vertices: [Double]
     /// How many edges there are.
     let edgeCount: Int
+    /// Whether some edge lies on the antimeridian or at a pole (`isSeamEdge`): such an edge is kept
+    /// for `covers`, but is no boundary anyone can stand on, so the distance to the boundary leaves
+    /// it out. Polygons without one (nearly all) measure every edge, as they always did; those with
+    /// one take the plain measure (`nearestBoundaryDistance`), which filters them.
+    let hasSeamEdges: Bool
     /// How many edges each ring has, in `vertices`' order; negated for a part's exterior (each part's
     /// first ring). With the vertices, the rings themselves (`polygons`): the catalogue keeps no copy.
     private let ringEdgeCounts: [Int32]
@@ -67,10 +72,10 @@ final class PolygonLocator: Sendable {
     private let smallEdgeStart: [UInt16]
     private let smallEdges: [UInt16]
 
-    /// The heap bytes of the locator: itself (a 16-byte header, fourteen scalars and eleven array
+    /// The heap bytes of the locator: itself (a 16-byte header, fifteen scalars and eleven array
     /// references) and its arrays.
     var heapBytes: Int {
-        16 + 14 * 8 + 11 * 8
+        16 + 15 * 8 + 11 * 8
             + HeapBytes.of(vertices) + HeapBytes.of(ringEdgeCounts) + HeapBytes.of(blocks)
             + HeapBytes.of(stripeStart) + HeapBytes.of(stripeEdges)
             + HeapBytes.of(cells) + HeapBytes.of(cellDetails) + HeapBytes.of(cellEdgeStart) + HeapBytes.of(cellEdges)
@@ -114,6 +119,40 @@ final class PolygonLocator: Sendable {
         }
     }
 
+    /// Whether the edge from (`x1`, `y1`) to (`x2`, `y2`) lies on the antimeridian (both ends at
+    /// longitude +180, or both at −180) or along a pole (both ends at latitude +90, or both at −90),
+    /// each within `Coordinate.vertexTolerance` (real data overshoot by float noise: Natural Earth's
+    /// Russia reaches 180.00000000000006, its Antarctica −179.99999999999994). Such an edge is where
+    /// a polygon split at ±180 (RFC 7946 §3.1.9) was cut, or a pole drawn as a line: it counts for
+    /// `covers`, never for the distance to the boundary *(our rule)*.
+    @inline(__always)
+    static func isSeamEdge(_ x1: Double, _ y1: Double, _ x2: Double, _ y2: Double) -> Bool {
+        func at(_ v: Double, _ limit: Double) -> Bool { abs(v - limit) <= Coordinate.vertexTolerance }
+        return (at(x1, 180) && at(x2, 180)) || (at(x1, -180) && at(x2, -180))
+            || (at(y1, 90) && at(y2, 90)) || (at(y1, -90) && at(y2, -90))
+    }
+
+    /// Calls `body` with the number of every edge that counts as boundary for distance: every edge
+    /// but those on the seam or a pole (`isSeamEdge`).
+    @inline(__always)
+    func forEveryBoundaryEdgeNumber(_ body: (Int) -> Void) {
+        guard hasSeamEdges else { return forEveryEdgeNumber(body) }
+        let v = vertices
+        forEveryEdgeNumber { e in
+            if !Self.isSeamEdge(v[2 * e], v[2 * e + 1], v[2 * e + 2], v[2 * e + 3]) { body(e) }
+        }
+    }
+
+    /// Calls `body` with every edge that counts as boundary for distance (`forEveryBoundaryEdgeNumber`),
+    /// `x1, y1, x2, y2`.
+    @inline(__always)
+    func forEveryBoundaryEdge(_ body: (Double, Double, Double, Double) -> Void) {
+        guard hasSeamEdges else { return forEveryEdge(body) }
+        forEveryEdge { x1, y1, x2, y2 in
+            if !Self.isSeamEdge(x1, y1, x2, y2) { body(x1, y1, x2, y2) }
+        }
+    }
+
     /// How many edges the stripes list in all (an edge once for each stripe it reaches): for tests.
     var stripeEdgeCount: Int { stripeEdges.count }
 
@@ -145,6 +184,11 @@ final class PolygonLocator: Sendable {
         self.ringEdgeCounts = ringEdgeCounts
         let edgeCount = ringEdgeCounts.reduce(0) { $0 + Int($1.magnitude) }
         self.edgeCount = edgeCount
+        var hasSeamEdges = false
+        Self.forEachEdgeNumber(ringEdgeCounts) { e in
+            if Self.isSeamEdge(vertices[2 * e], vertices[2 * e + 1], vertices[2 * e + 2], vertices[2 * e + 3]) { hasSeamEdges = true }
+        }
+        self.hasSeamEdges = hasSeamEdges
 
         // Stripes: about one per edge, so that a stripe lists a handful of edges on real outlines —
         // but one for a polygon of few edges, whose edges each span many stripes (a 40-edge polygon
@@ -809,7 +853,8 @@ final class PolygonLocator: Sendable {
             if k >= 2 && min(Double(k - 1) * metresPerClearanceCell, largestClearance) > metres { return false }
         }
         let box = frame.marginBox
-        guard metres <= 1000, abs(c.latitude) <= 80 else {
+        // (A polygon with seam edges takes the plain measure, which leaves them out.)
+        guard metres <= 1000, abs(c.latitude) <= 80, !hasSeamEdges else {
             let best = nearestBoundaryDistance(from: c, within: box)
             return inclusive ? best <= metres : best < metres
         }
@@ -842,7 +887,8 @@ final class PolygonLocator: Sendable {
 
     /// The smallest boundary distance (as `PolygonShape.distanceToBoundary` measures it) over the edges
     /// that reach into `box` — or, for a polygon of few edges, over all of them, which differs only
-    /// when the nearest lies beyond the box; infinity if none do.
+    /// when the nearest lies beyond the box; infinity if none do. Seam and pole edges
+    /// (`isSeamEdge`) are left out.
     func nearestBoundaryDistance(from c: Coordinate, within box: BoundingBox) -> Double {
         func edges(_ body: (Double, Double, Double, Double) -> Void) {
             if edgeCount <= Self.fewEdges {
@@ -857,7 +903,12 @@ final class PolygonLocator: Sendable {
                 }
             }
         }
-        return Self.nearestDistance(from: c, edges: edges)
+        guard hasSeamEdges else { return Self.nearestDistance(from: c, edges: edges) }
+        return Self.nearestDistance(from: c) { body in
+            edges { x1, y1, x2, y2 in
+                if !Self.isSeamEdge(x1, y1, x2, y2) { body(x1, y1, x2, y2) }
+            }
+        }
     }
 
     /// The distance in metres from `c` to the nearest of the edges `edges` calls its body with: the

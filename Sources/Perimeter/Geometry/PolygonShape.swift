@@ -43,9 +43,10 @@ struct PolygonShape: Sendable {
     /// of a pole, where the frame's distortion could pick a point measurably farther, the likely edges
     /// are measured on the sphere (`PolygonLocator.nearestDistance`). Within SPEC's 0.5 % within
     /// 100 km (checked against a fine search in the tests). `side(of:margin:)` uses the same measure
-    /// through the locator's indexes; this plain scan is its oracle.
+    /// through the locator's indexes; this plain scan is its oracle. Edges on the antimeridian or at
+    /// a pole (`PolygonLocator.isSeamEdge`) are no boundary: infinity when every edge is one.
     func distanceToBoundary(from c: Coordinate) -> Double {
-        PolygonLocator.nearestDistance(from: c, edges: locator.forEveryEdge)
+        PolygonLocator.nearestDistance(from: c, edges: locator.forEveryBoundaryEdge)
     }
 }
 

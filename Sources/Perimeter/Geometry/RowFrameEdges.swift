@@ -48,11 +48,12 @@ struct RowFrameEdges {
         }
     }
 
-    /// Keeps `locator` and the position of each of its edges' first vertex among its vertices.
+    /// Keeps `locator` and the position of each of its boundary edges' first vertex among its
+    /// vertices (seam and pole edges are no boundary: `PolygonLocator.isSeamEdge`).
     private mutating func take(_ locator: PolygonLocator) {
         loaded = locator
         bases.removeAll(keepingCapacity: true)
-        locator.forEveryEdgeNumber { bases.append(2 * $0) }
+        locator.forEveryBoundaryEdgeNumber { bases.append(2 * $0) }
     }
 
     /// The boundary point nearest (in the frame) to the point of the row's latitude at `longitude`;

@@ -38,18 +38,24 @@ struct ConditionCatalog: Sendable {
         /// Slots below this fit: 134M circles and as many polygons (`add` refuses more).
         static let slotLimit: Int32 = 1 << 27
         private static let polygonBit: UInt32 = 1 << 27, removedBit: UInt32 = 1 << 28, stateShift: UInt32 = 29
+        private static let seamBit: UInt32 = 1 << 31
 
-        init(isPolygon: Bool, slot: Int32, initialState: ConditionState) {
+        /// - Parameter hasSeamEdges: a polygon with an edge on the antimeridian or at a pole
+        ///   (`PolygonLocator.hasSeamEdges`).
+        init(isPolygon: Bool, slot: Int32, initialState: ConditionState, hasSeamEdges: Bool = false) {
             precondition(slot >= 0 && slot < Self.slotLimit, "too many geographic conditions")
             let state: UInt32 = switch initialState { case .unknown: 0; case .satisfied: 1; case .unsatisfied: 2 }
-            bits = UInt32(slot) | (isPolygon ? Self.polygonBit : 0) | state << Self.stateShift
+            bits = UInt32(slot) | (isPolygon ? Self.polygonBit : 0) | state << Self.stateShift | (hasSeamEdges ? Self.seamBit : 0)
         }
 
         @inline(__always) var isPolygon: Bool { bits & Self.polygonBit != 0 }
         @inline(__always) var slot: Int32 { Int32(bits & (Self.polygonBit - 1)) }
         @inline(__always) var isRemoved: Bool { bits & Self.removedBit != 0 }
+        /// A polygon with an edge on the antimeridian or at a pole: a fix may cross to its other
+        /// side there without coming near its boundary (`FixAnchor.seamTermCap`).
+        @inline(__always) var hasSeamEdges: Bool { bits & Self.seamBit != 0 }
         var initialState: ConditionState {
-            switch bits >> Self.stateShift { case 0: .unknown; case 1: .satisfied; default: .unsatisfied }
+            switch (bits >> Self.stateShift) & 3 { case 0: .unknown; case 1: .satisfied; default: .unsatisfied }
         }
 
         mutating func markRemoved() { bits |= Self.removedBit }
@@ -130,7 +136,7 @@ struct ConditionCatalog: Sendable {
             polygonShapes.append(shape)
             polygonBytes += shape.locator.edgeCount * 4 * MemoryLayout<Double>.size * 3
             entry = addGeographic(identifier: identifier, isPolygon: true, slot: Int32(polygonShapes.count - 1),
-                                  initialState: initialState)
+                                  initialState: initialState, hasSeamEdges: shape.locator.hasSeamEdges)
         case .beacon(let beacon):
             let i = Int32(beacons.count)
             beacons.append(Beacon(condition: beacon, initialState: initialState, addedAt: addedAt))
@@ -198,9 +204,10 @@ struct ConditionCatalog: Sendable {
         }
     }
 
-    private mutating func addGeographic(identifier: String, isPolygon: Bool, slot: Int32, initialState: ConditionState) -> Entry {
+    private mutating func addGeographic(identifier: String, isPolygon: Bool, slot: Int32, initialState: ConditionState,
+                                        hasSeamEdges: Bool = false) -> Entry {
         let i = Int32(geographic.count)
-        geographic.append(Geographic(isPolygon: isPolygon, slot: slot, initialState: initialState))
+        geographic.append(Geographic(isPolygon: isPolygon, slot: slot, initialState: initialState, hasSeamEdges: hasSeamEdges))
         geographicIdentifiers.append(identifier)
         index.insert(i)
         if initialState != .unsatisfied { geographicStartingOtherwise.append(i) }
@@ -377,6 +384,13 @@ struct ConditionCatalog: Sendable {
         guard !s.isPolygon else { return nil }
         return circleShapes[Int(s.slot)].distanceToBoundary(&frame)
             ?? abs(circle(inSlot: s.slot).signedDistance(to: frame.coordinate))
+    }
+
+    /// The most an anchor term of geographic condition `i` may be for a fix at `c`: unbounded, but
+    /// for a polygon with seam edges (`FixAnchor.seamTermCap`).
+    @inline(__always)
+    func anchorTermCap(_ i: Int32, at c: Coordinate) -> Double {
+        geographic[Int(i)].hasSeamEdges ? FixAnchor.seamTermCap(c) : .infinity
     }
 
     /// How far `cheapDistanceToBoundary(_:_:)` may be from the true distance, in metres.

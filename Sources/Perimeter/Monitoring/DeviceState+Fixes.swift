@@ -246,11 +246,14 @@ extension DeviceState {
     /// or as an unmeasured reading says), at least `known` metres from its boundary: a circle's
     /// distance is measured (to within `ConditionCatalog.cheapDistanceError`), unless
     /// `known` reaches the far budget already (the term is then not kept); a polygon's side proves
-    /// what is known (λ × the margin, or the cover grid's clearance).
+    /// what is known (λ × the margin, or the cover grid's clearance), within the cap of one with seam
+    /// edges (`FixAnchor.seamTermCap`).
     @inline(__always)
     private static func decidedTerm(_ i: Int32, known: Double, farBudget: Double, catalog: ConditionCatalog,
                                     frame: inout FixFrame) -> Double {
-        guard known < farBudget, let distance = catalog.cheapDistanceToBoundary(i, &frame) else { return known }
+        guard known < farBudget, let distance = catalog.cheapDistanceToBoundary(i, &frame) else {
+            return min(known, catalog.anchorTermCap(i, at: frame.coordinate))
+        }
         return max(known, distance - ConditionCatalog.cheapDistanceError)
     }
 
@@ -262,8 +265,10 @@ extension DeviceState {
                                       frame: inout FixFrame) -> Double? {
         let distance = catalog.cheapDistanceToBoundary(i, &frame)
         let error = ConditionCatalog.cheapDistanceError
-        return FixAnchor.undecidedTerm(sign: reading.sign, state: state, low: distance.map { max(0, $0 - error) } ?? 0,
-                                       high: distance.map { $0 + error } ?? frame.margin)
+        let term = FixAnchor.undecidedTerm(sign: reading.sign, state: state, low: distance.map { max(0, $0 - error) } ?? 0,
+                                           high: distance.map { $0 + error } ?? frame.margin)
+        guard distance == nil, let term else { return term }
+        return min(term, catalog.anchorTermCap(i, at: frame.coordinate))
     }
 
     /// Whether `fix` needs its geometry computed: it is valid, there are geographic conditions, and the

@@ -142,7 +142,7 @@ struct FeatureMerge {
             if let first = firstLineOfIdentifier[feature.identifier] {
                 problems.append(InputError(file: file, line: feature.line,
                                            field: "\(FeatureReader.name(feature.index, feature.identifier)).id",
-                                           message: "duplicate identifier \"\(feature.identifier)\" (first used on line \(first))"))
+                                           message: "duplicate identifier \(InputText.quoted(feature.identifier)) (first used on line \(first))"))
                 return
             }
             firstLineOfIdentifier[feature.identifier] = feature.line
@@ -209,7 +209,7 @@ struct FeatureReader: Sendable {
 
     /// How problems name a feature that has an identifier.
     static func name(_ index: Int, _ identifier: String) -> String {
-        "features[\(index)] (id \"\(identifier)\")"
+        "features[\(index)] (id \(InputText.quoted(identifier)))"
     }
 
     private func problem(line: Int, field: String?, _ message: String) -> InputError {
@@ -333,7 +333,7 @@ struct FeatureReader: Sendable {
                 return try polygon(polygons, line: coordinatesLine)
             default:
                 throw LocatedProblem(line: geometry.line, field: "geometry.type",
-                                     message: "\"\(type)\" is not a condition; use Point (with radius), Polygon, MultiPolygon or null (beacon)")
+                                     message: "\(InputText.quoted(type)) is not a condition; use Point (with radius), Polygon, MultiPolygon or null (beacon)")
             }
         case let other?:
             throw LocatedProblem(line: geometryLine, field: "geometry", message: "expected an object or null, got \(other.kindName)")
@@ -377,7 +377,30 @@ struct FeatureReader: Sendable {
             }
             rings.append(ring)
         }
-        return GeoPolygon(exterior: rings[0], holes: Array(rings.dropFirst()))
+        let polygon = GeoPolygon(exterior: rings[0], holes: Array(rings.dropFirst()))
+        try Self.refuseAntimeridianCrossing(polygon, field: field, line: line)
+        return polygon
+    }
+
+    /// Refuses an edge whose ends are more than 180° of longitude apart: GeoJSON edges are straight
+    /// in longitude and latitude, so such an edge runs the long way round, and a polygon drawn across
+    /// the antimeridian would mean the rest of the world (RFC 7946 §3.1.9: split it there). An edge
+    /// both of whose ends lie on the seam (longitude ±180, within `vertexTolerance`) runs along a
+    /// parallel the whole way round — Antarctica's closing edge in Natural Earth, a band round the
+    /// Earth — and is kept *(our rule)*. Checked as read, before any repair.
+    private static func refuseAntimeridianCrossing(_ polygon: GeoPolygon, field: String, line: Int) throws(LocatedProblem) {
+        func onSeam(_ c: Coordinate) -> Bool { abs(abs(c.longitude) - 180) <= Coordinate.vertexTolerance }
+        for (r, ring) in polygon.rings.enumerated() where ring.count > 1 {
+            for p in 1..<ring.count {
+                let a = ring[p - 1], b = ring[p]
+                let span = abs(b.longitude - a.longitude)
+                guard span > 180, !(onSeam(a) && onSeam(b)) else { continue }
+                throw LocatedProblem(line: line, field: "\(field)[\(r)][\(p - 1)]", message:
+                    "the edge from [\(a.longitude), \(a.latitude)] to [\(b.longitude), \(b.latitude)] spans \(span)° of longitude, "
+                    + "the long way round the Earth: split a polygon that crosses the antimeridian at ±180 into a MultiPolygon "
+                    + "(RFC 7946 §3.1.9)")
+            }
+        }
     }
 
     private func readBeacon(_ value: JSONValue, line: Int) throws(LocatedProblem) -> BeaconIdentityCondition {

@@ -68,10 +68,12 @@ public enum BatchEvaluation {
         var events: [MonitorEvent] = []
         var changes: [AuthorizationChange] = []
 
-        func reject(_ error: InputError, text: String, outputs: inout Outputs) throws(InputError) {
+        /// Counts a bad record and quarantines it (its line's bytes as written, or the first of them
+        /// and its length when it was too long to hold), or stops with it.
+        func reject(_ error: InputError, bytes: [UInt8], length: Int? = nil, outputs: inout Outputs) throws(InputError) {
             summary.rejected += 1
             guard badRecords == .quarantine, outputs.quarantine != nil, !observations.failed else { throw error }
-            try outputs.quarantine!.append(QuarantineEncoding.jsonLine(error, record: text))
+            try outputs.quarantine!.append(QuarantineEncoding.jsonLine(error, record: bytes, length: length))
         }
 
         let threads = max(1, engine.batchThreads)
@@ -119,7 +121,7 @@ public enum BatchEvaluation {
         // as it reads (a batch of them is then handed over as it is, not copied).
         var pending: [FixRecord] = []
         var pendingSightings: [(deviceNumber: Int32, sighting: BeaconSighting, line: Int)] = []
-        var pendingTexts: [String] = []
+        var pendingTexts: [[UInt8]] = []
         var sightingBatch: [SightingRecord] = []
         let keepTexts = badRecords == .quarantine
 
@@ -149,12 +151,12 @@ public enum BatchEvaluation {
             // (a slot per device, threads) would cost more than they do.
             if pending.count + pendingSightings.count < Self.smallestBatch {
                 for (k, p) in pending.enumerated() {
-                    try applyOne(.fix(p.fix), device: p.device, line: p.cause, text: keepTexts ? pendingTexts[k] : "",
+                    try applyOne(.fix(p.fix), device: p.device, line: p.cause, text: keepTexts ? pendingTexts[k] : [],
                                  &engine, outputs: &outputs)
                 }
                 for (k, p) in pendingSightings.enumerated() {
                     try applyOne(.sighting(p.sighting), device: deviceID(number: p.deviceNumber, &engine), line: p.line,
-                                 text: keepTexts ? pendingTexts[k] : "", &engine, outputs: &outputs)
+                                 text: keepTexts ? pendingTexts[k] : [], &engine, outputs: &outputs)
                 }
                 pending.removeAll(keepingCapacity: true)
                 pendingSightings.removeAll(keepingCapacity: true)
@@ -223,7 +225,7 @@ public enum BatchEvaluation {
 
         /// Applies one record and writes its events; a refused record is rejected after the events
         /// that the time before it produced.
-        func applyOne(_ observation: Observation, device: DeviceID, line: Int, text: @autoclosure () -> String,
+        func applyOne(_ observation: Observation, device: DeviceID, line: Int, text: @autoclosure () -> [UInt8],
                       _ engine: inout MonitoringEngine, outputs: inout Outputs) throws(InputError) {
             events.removeAll(keepingCapacity: true)
             do throws(ObservationProblem) {
@@ -232,7 +234,7 @@ public enum BatchEvaluation {
                 try write(events, &engine, outputs: &outputs)
                 events.removeAll(keepingCapacity: true)
                 try reject(InputError(file: observations.file, line: line, field: error.field, message: error.message),
-                           text: text(), outputs: &outputs)
+                           bytes: text(), outputs: &outputs)
             }
             try write(events, &engine, outputs: &outputs)
         }
@@ -258,7 +260,7 @@ public enum BatchEvaluation {
                 let bad = from + refusal.index
                 try reject(InputError(file: observations.file, line: cause(bad), field: refusal.problem.field,
                                       message: refusal.problem.message),
-                           text: keepTexts ? pendingTexts[textsFrom + bad] : "", outputs: &outputs)
+                           bytes: keepTexts ? pendingTexts[textsFrom + bad] : [], outputs: &outputs)
                 from = bad + 1
             }
         }
@@ -284,7 +286,7 @@ public enum BatchEvaluation {
                 }
             if plain > 0 {
                 summary.recordsRead += plain
-                if keepTexts { pendingTexts.append(observations.currentLineText) }
+                if keepTexts { pendingTexts.append(observations.currentLineBytes) }
                 if pending.count >= Self.batchSize { try drain(&engine, outputs: &outputs) }
                 continue
             }
@@ -295,23 +297,23 @@ public enum BatchEvaluation {
                 if case .fix(let fix) = record.observation {
                     if !pendingSightings.isEmpty { try drain(&engine, outputs: &outputs) }
                     pending.append(FixRecord(device: deviceID(number: record.deviceNumber, &engine), fix: fix, cause: record.line))
-                    if keepTexts { pendingTexts.append(observations.currentLineText) }
+                    if keepTexts { pendingTexts.append(observations.currentLineBytes) }
                     if pending.count >= Self.batchSize { try drain(&engine, outputs: &outputs) }
                     break
                 }
                 if case .sighting(let sighting) = record.observation {
                     if !pending.isEmpty { try drain(&engine, outputs: &outputs) }
                     pendingSightings.append((record.deviceNumber, sighting, record.line))
-                    if keepTexts { pendingTexts.append(observations.currentLineText) }
+                    if keepTexts { pendingTexts.append(observations.currentLineBytes) }
                     if pendingSightings.count >= Self.batchSize { try drain(&engine, outputs: &outputs) }
                     break
                 }
                 try drain(&engine, outputs: &outputs)
                 try applyOne(record.observation, device: deviceID(number: record.deviceNumber, &engine), line: record.line,
-                             text: observations.currentLineText, &engine, outputs: &outputs)
+                             text: observations.currentLineBytes, &engine, outputs: &outputs)
             case .failure(let error):
                 try drain(&engine, outputs: &outputs)
-                try reject(error, text: observations.currentLineText, outputs: &outputs)
+                try reject(error, bytes: observations.currentLineBytes, length: observations.currentLineLength, outputs: &outputs)
             }
         }
         try drain(&engine, outputs: &outputs)
@@ -355,15 +357,3 @@ extension Duration {
     }
 }
 
-/// The quarantine file's line for a bad record: `{"file","line","field","reason","record"}`.
-public enum QuarantineEncoding {
-    /// One quarantine line, with its newline: the bad record's file, line, field and reason, and the
-    /// record as written.
-    public static func jsonLine(_ error: InputError, record: String) -> String {
-        "{\"file\":" + JSONText.quoted(error.file)
-            + ",\"line\":" + (error.line.map(String.init) ?? "null")
-            + ",\"field\":" + JSONText.quotedOrNull(error.field)
-            + ",\"reason\":" + JSONText.quoted(error.message)
-            + ",\"record\":" + JSONText.quoted(record) + "}\n"
-    }
-}

@@ -259,7 +259,7 @@ public struct JSONParser {
             let keyLine = line
             let key = try parseString()
             skipWhitespace()
-            guard current == UInt8(ascii: ":") else { throw error("expected ':' after member name \"\(key)\"") }
+            guard current == UInt8(ascii: ":") else { throw error("expected ':' after member name \(InputText.quoted(key))") }
             position += 1
             skipWhitespace()
             let value: JSONValue
@@ -326,7 +326,7 @@ public struct JSONParser {
         // The byte-level reader answers for every finite value; `Double` words the rest (±infinity).
         if let value = DecimalNumber.parse(digits) { return .number(text: text, value: value) }
         let written = String(decoding: digits, as: UTF8.self)
-        guard let value = Double(written) else { throw error("invalid number \(written)") }
+        guard let value = Double(written) else { throw error("invalid number \(InputText.prefix(written))") }
         return .number(text: text, value: value)
     }
 

@@ -8,6 +8,11 @@ import Darwin
 /// not copied, and the buffer grows only to hold the longest line. Lines end at `\n`; a trailing `\r`
 /// is dropped. A UTF-8 byte order mark before the first line (RFC 8259 §8.1 lets a reader ignore
 /// it; spreadsheets write one before a CSV header) is skipped.
+///
+/// A line longer than `maxLineBytes` is never held whole: its first `keptPrefix` bytes are handed out
+/// as the line, marked cut (`lineIsCut`, with its full `lineLength`), and the rest is read past.
+/// Each byte is searched for a newline once, whatever size the reads come in (a pipe gives 64 KiB
+/// at a time: searching the whole partial line again after each made long lines quadratic).
 struct LineReader: ~Copyable {
     private let descriptor: Int32
     private let ownsDescriptor: Bool
@@ -26,12 +31,32 @@ struct LineReader: ~Copyable {
     private(set) var lineNumber = 0
     /// Why reading stopped early, if it did (`errno`): the input ends there, and the caller says so.
     private(set) var readError: Int32?
+    /// The longest line read whole; a longer one is cut to its first `keptPrefix` bytes.
+    let maxLineBytes: Int
+    /// How far past `start` the partial line has been searched for a newline already.
+    private var searched = 0
+    /// Whether the current line is only the first bytes of a longer one.
+    private(set) var lineIsCut = false
+    /// The current line's length in bytes, newline and trailing `\r` not counted: `line.count` unless
+    /// the line is cut.
+    private(set) var lineLength = 0
+    /// Whether `unreadLine()` handed back a cut line: its prefix still stands at the buffer's front.
+    private var replayCut = false
+    /// Bytes searched for a newline after a refill (the tests' measure that reading is linear).
+    private(set) var bytesSearchedAfterRefill = 0
+
+    /// The longest line read whole by default: far beyond any record, small enough to hold.
+    static let defaultMaxLineBytes = 16 << 20
+    /// The bytes of a cut line that are kept, to name it.
+    static let keptPrefix = 4096
 
     /// Bytes asked of each `read`: large enough that system calls cost little per line.
     static let chunkSize = 1 << 18
 
     /// Opens `path`, or standard input for `-`.
-    init(path: String) throws(InputError) {
+    init(path: String, maxLineBytes: Int = defaultMaxLineBytes) throws(InputError) {
+        precondition(maxLineBytes >= 1, "a line may hold at least one byte")
+        self.maxLineBytes = maxLineBytes
         if path == "-" {
             descriptor = 0
             ownsDescriptor = false
@@ -63,7 +88,7 @@ struct LineReader: ~Copyable {
     @inline(__always)
     mutating func nextLine() -> Bool {
         if atStart { skipByteOrderMark() }
-        if start < end, let newline = memchr(storage + start, Int32(UInt8(ascii: "\n")), end - start) {
+        if !replayCut && start < end, let newline = memchr(storage + start, Int32(UInt8(ascii: "\n")), end - start) {
             let n = storage.distance(to: newline.assumingMemoryBound(to: UInt8.self))
             setLine(start, n)
             start = n + 1
@@ -74,7 +99,11 @@ struct LineReader: ~Copyable {
 
     /// Hands the current line back: the next `nextLine()` returns it again.
     mutating func unreadLine() {
-        start = lineStart
+        if lineIsCut {
+            replayCut = true
+        } else {
+            start = lineStart
+        }
         lineNumber -= 1
     }
 
@@ -84,6 +113,8 @@ struct LineReader: ~Copyable {
     /// says what is left. Valid until the next call that reads.
     mutating func peekLines(bytes: Int) -> UnsafeBufferPointer<UInt8>? {
         if atStart { skipByteOrderMark() }
+        // (A cut line handed back comes first, and only `nextLine()` gives it.)
+        if replayCut { return nil }
         while end - start < bytes && !atEndOfFile && readError == nil {
             if start > 0 {
                 memmove(storage, storage + start, end - start)
@@ -119,18 +150,31 @@ struct LineReader: ~Copyable {
         lineStart = from
         lineEnd = to > from && storage[to - 1] == UInt8(ascii: "\r") ? to - 1 : to
         lineNumber += 1
+        searched = 0
+        lineLength = lineEnd - lineStart
+        lineIsCut = lineLength > maxLineBytes
+        // (A whole line past the limit can come in one read: it is cut all the same.)
+        if lineIsCut { lineEnd = lineStart + min(Self.keptPrefix, maxLineBytes) }
     }
 
     /// The next line when the buffered bytes hold no whole one: moves the partial line to the front
     /// (growing the buffer if it fills it) and reads more.
     private mutating func nextLineAfterRefill() -> Bool {
+        if replayCut {
+            replayCut = false
+            lineNumber += 1
+            return true
+        }
         while true {
-            if start < end, let newline = memchr(storage + start, Int32(UInt8(ascii: "\n")), end - start) {
+            let from = start + searched
+            bytesSearchedAfterRefill += max(0, end - from)
+            if from < end, let newline = memchr(storage + from, Int32(UInt8(ascii: "\n")), end - from) {
                 let n = storage.distance(to: newline.assumingMemoryBound(to: UInt8.self))
                 setLine(start, n)
                 start = n + 1
                 return true
             }
+            searched = end - start
             if atEndOfFile || readError != nil {
                 // The last line has no newline. (After a read error a partial line is not a line: the
                 // caller reports the error.)
@@ -139,6 +183,7 @@ struct LineReader: ~Copyable {
                 start = end
                 return true
             }
+            if end - start > maxLineBytes { return cutLongLine() }
             if start > 0 {
                 memmove(storage, storage + start, end - start)
                 end -= start
@@ -153,6 +198,45 @@ struct LineReader: ~Copyable {
             }
             fill()
         }
+    }
+
+    /// The partial line from `start` has passed `maxLineBytes` with no newline: keeps its first bytes
+    /// at the buffer's front and reads on, counting and dropping the rest, to its newline or the end
+    /// of the input. A read error ends the input here, as it does for any partial line.
+    private mutating func cutLongLine() -> Bool {
+        let kept = min(Self.keptPrefix, maxLineBytes)
+        memmove(storage, storage + start, kept)
+        var length = end - start
+        var lastByte = storage[end - 1]
+        start = kept
+        end = kept
+        while true {
+            fill()
+            if readError != nil { return false }
+            if atEndOfFile {
+                start = end
+                break
+            }
+            bytesSearchedAfterRefill += end - kept
+            if let newline = memchr(storage + kept, Int32(UInt8(ascii: "\n")), end - kept) {
+                let n = storage.distance(to: newline.assumingMemoryBound(to: UInt8.self))
+                length += n - kept
+                if n > kept { lastByte = storage[n - 1] }
+                start = n + 1
+                break
+            }
+            length += end - kept
+            lastByte = storage[end - 1]
+            end = kept
+        }
+        lineNumber += 1
+        searched = 0
+        lineStart = 0
+        lineEnd = kept
+        lineIsCut = true
+        // (A `\r` before the newline is not part of the line, as for any other.)
+        lineLength = length - (lastByte == UInt8(ascii: "\r") ? 1 : 0)
+        return true
     }
 
     /// Skips a UTF-8 byte order mark at the start of the input, if there is one.

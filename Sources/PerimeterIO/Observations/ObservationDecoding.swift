@@ -19,7 +19,7 @@ enum ObservationDecoding {
     where E.RawValue == String {
         let text = try fields.string(name)
         guard let value = E(rawValue: text) else {
-            throw ObservationProblem(field: name, message: "expected one of \(E.allCases.map { $0.rawValue }.joined(separator: ", ")), got \"\(text)\"")
+            throw ObservationProblem(field: name, message: "expected one of \(E.allCases.map { $0.rawValue }.joined(separator: ", ")), got \(InputText.quoted(text))")
         }
         return value
     }
@@ -86,7 +86,7 @@ enum ObservationDecoding {
             let purpose = fields.value("fullAccuracyPurpose") == nil ? nil : try fields.string("fullAccuracyPurpose")
             return (device, .session(ServiceSessionRecord(time: time, action: action, id: id, goal: goal, fullAccuracyPurpose: purpose)))
         default:
-            throw ObservationProblem(field: "type", message: "unknown record type \"\(type)\" (expected fix, sighting, app, request, answer, settings or session)")
+            throw ObservationProblem(field: "type", message: "unknown record type \(InputText.quoted(type)) (expected fix, sighting, app, request, answer, settings or session)")
         }
     }
 }

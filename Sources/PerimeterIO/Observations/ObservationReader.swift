@@ -23,16 +23,31 @@ public struct ObservationReader: ~Copyable {
 
     /// Opens `path` (`-` for standard input). The format comes from `format`, else the file's
     /// extension, else the first line (`{` means JSON Lines).
-    public init(path: String, format: ObservationFormat? = nil) throws(InputError) {
+    ///
+    /// - Parameter maxLineBytes: the longest line read; a longer one is a bad record, of which only
+    ///   the first bytes are kept (`currentLineBytes`) and its length (`currentLineLength`). At least 1.
+    public init(path: String, format: ObservationFormat? = nil,
+                maxLineBytes: Int = ObservationReader.defaultMaxLineBytes) throws(InputError) {
         file = path == "-" ? "<stdin>" : path
-        lines = try LineReader(path: path)
+        lines = try LineReader(path: path, maxLineBytes: max(1, maxLineBytes))
         self.format = format ?? ObservationFormat(path: path)
     }
 
-    /// The text of the line last read, for a quarantine file.
+    /// The longest line read by default (16 MiB): far beyond any record.
+    public static let defaultMaxLineBytes = LineReader.defaultMaxLineBytes
+
+    /// The bytes of the line last read, exactly as written (without its newline and a `\r` before
+    /// it), for a quarantine file; only the first of them when the line is longer than the most a
+    /// line may hold (`currentLineLength` then says how long it is).
+    public var currentLineBytes: [UInt8] { Array(lines.line) }
+    /// The length in bytes of the line last read, whole.
+    public var currentLineLength: Int { lines.lineLength }
+    /// The text of the line last read (bytes that are not UTF-8 replaced by U+FFFD).
     public var currentLineText: String { String(decoding: lines.line, as: UTF8.self) }
     /// The number of the line last read.
     public var currentLine: Int { lines.lineNumber }
+    /// Bytes the line reader searched for newlines after refilling its buffer (for the tests).
+    var bytesSearchedAfterRefill: Int { lines.bytesSearchedAfterRefill }
 
     /// The next record, or the error that keeps the next line from being one; `nil` at the end.
     public mutating func next() -> Result<ObservationRecord, InputError>? {
@@ -43,6 +58,13 @@ public struct ObservationReader: ~Copyable {
                 failed = true
                 return .failure(InputError(file: file, line: lines.lineNumber + 1, field: nil,
                                            message: "cannot read the file: \(String(cString: strerror(code)))"))
+            }
+            if lines.lineIsCut {
+                // Only its first bytes were kept: neither a record nor, first in a CSV file, a header.
+                let error = InputError(file: file, line: lines.lineNumber, field: nil,
+                                       message: "the line is \(lines.lineLength) bytes long, more than the \(lines.maxLineBytes) a line may hold")
+                if csvHeader == nil && (format ?? sniff(lines.line)) == .csv { failed = true }
+                return .failure(error)
             }
             if isBlank(lines.line) { continue }
             let format = self.format ?? sniff(lines.line)
@@ -128,6 +150,10 @@ public struct ObservationReader: ~Copyable {
         let most = threads > 1 ? min(limit, Self.parallelRun) : limit
         var count = 0
         while count < most && lines.nextLine() {
+            guard !lines.lineIsCut else {
+                lines.unreadLine()
+                break
+            }
             let line = lines.line
             let decoded = format == .jsonLines ? plainJSONRecord(line)
                 : PlainRecordDecoder.decode(line, readable: lines.lineReadable, format: format, columns: columns)
@@ -159,7 +185,8 @@ public struct ObservationReader: ~Copyable {
     /// when no block could be taken.
     private mutating func readBlockOfPlainFixes(into records: inout [FixRecord], limit: Int, format: ObservationFormat,
                                                 deviceIDs: inout [DeviceID], naming name: (Int32, String) -> DeviceID) -> Int? {
-        let bytes = max(1 << 16, min(Self.largestBlock, limit * bytesPerLine * 15 / 16))
+        // (A block no longer than the longest line holds no line too long to read.)
+        let bytes = min(lines.maxLineBytes, max(1 << 16, min(Self.largestBlock, limit * bytesPerLine * 15 / 16)))
         guard let block = lines.peekLines(bytes: bytes) else { return nil }
         while shares.count < threads { shares.append(PlainFixShare()) }
         // Shares of about equal bytes, each starting after a newline.

@@ -305,8 +305,9 @@ enum PlainRecordDecoder {
             guard let field = fields[column], values.see(field) else { return nil }
             if field.isText || field == .t {
                 let start = i
-                i = commaOrQuote(b, from: i)
-                guard i == b.count || b[i] == UInt8(ascii: ",") else { return nil }  // quoted cells are the general reader's
+                i = commaQuoteOrNUL(b, from: i)
+                // Quoted cells, and a NUL (which the general reader refuses), are the general reader's.
+                guard i == b.count || b[i] == UInt8(ascii: ",") else { return nil }
                 values.setText(field, start..<i)
             } else {
                 guard let (value, end) = DecimalNumber.parse(b, from: i, readable: readable),
@@ -320,21 +321,22 @@ enum PlainRecordDecoder {
         return record(b, values, time: RFC3339.parseUnixSeconds(t, readable: readable - values.t.lowerBound) ?? RFC3339.parse(t))
     }
 
-    /// The position of the first comma or double quote at or after `i` (`b.count` if none): eight
-    /// bytes at a time, each compared with both at once (a byte equal to one XORs to zero, which the
-    /// usual has-zero-byte test finds; the lowest set bit marks the first).
+    /// The position of the first comma, double quote or NUL at or after `i` (`b.count` if none): eight
+    /// bytes at a time, each compared with all three at once (a byte equal to one XORs to zero, which
+    /// the usual has-zero-byte test finds; the lowest set bit marks the first).
     @inline(__always)
-    static func commaOrQuote(_ b: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+    static func commaQuoteOrNUL(_ b: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
         var i = start
         if let base = b.baseAddress {
             while i + 8 <= b.count {
                 let word = ByteWord.load(base + i)
                 let found = ByteWord.bytes(word, equalTo: UInt8(ascii: ",")) | ByteWord.bytes(word, equalTo: UInt8(ascii: "\""))
+                    | ByteWord.zeroBytes(word)
                 if found != 0 { return i + found.trailingZeroBitCount / 8 }
                 i += 8
             }
         }
-        while i < b.count, b[i] != UInt8(ascii: ","), b[i] != UInt8(ascii: "\"") { i += 1 }
+        while i < b.count, b[i] != UInt8(ascii: ","), b[i] != UInt8(ascii: "\""), b[i] != 0 { i += 1 }
         return i
     }
 }

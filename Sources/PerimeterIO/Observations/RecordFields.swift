@@ -18,9 +18,14 @@ struct RecordFields {
         return found
     }
 
+    /// A text field. No text may hold U+0000, written raw in a CSV cell or escaped in JSON (`\u0000`;
+    /// raw, JSON refuses it already): one rule for both formats, since a NUL in a name cuts it short
+    /// for much that reads it later.
     func string(_ name: String) throws(ObservationProblem) -> String {
         switch value(name) {
-        case .json(.string(let s))?, .text(let s)?: return s
+        case .json(.string(let s))?, .text(let s)?:
+            guard !s.utf8.contains(0) else { throw ObservationProblem(field: name, message: "holds U+0000 (NUL), which no text may hold") }
+            return s
         case .json(let other)?: throw ObservationProblem(field: name, message: "expected a string, got \(other.kindName)")
         case nil: throw ObservationProblem(field: name, message: "missing")
         }
@@ -31,16 +36,16 @@ struct RecordFields {
         case nil: return nil
         case .json(.number(let text, let v))?:
             // (JSON's grammar allows numbers no `Double` holds: 1e400 would read as infinity.)
-            guard v.isFinite else { throw ObservationProblem(field: name, message: "expected a finite number, got \(text)") }
+            guard v.isFinite else { throw ObservationProblem(field: name, message: "expected a finite number, got \(InputText.prefix(text))") }
             return v
         case .text(let s)?:
             // JSON's grammar, not `Double(String)`'s: that reads `0x10` as 16 and takes `+1`, `.5`.
             let bytes = Array(s.utf8)
             if let v = bytes.withUnsafeBufferPointer({ DecimalNumber.parse($0) }) { return v }
             guard bytes.withUnsafeBufferPointer({ DecimalNumber.isJSONNumber($0) }) else {
-                throw ObservationProblem(field: name, message: "expected a number written as JSON writes one (-12.5, 3e-2), got \"\(s)\"")
+                throw ObservationProblem(field: name, message: "expected a number written as JSON writes one (-12.5, 3e-2), got \(InputText.quoted(s))")
             }
-            throw ObservationProblem(field: name, message: "expected a finite number, got \(s)")
+            throw ObservationProblem(field: name, message: "expected a finite number, got \(InputText.prefix(s))")
         case .json(let other)?: throw ObservationProblem(field: name, message: "expected a number, got \(other.kindName)")
         }
     }
@@ -69,7 +74,7 @@ struct RecordFields {
         case .json(.bool(let b))?: return b
         case .text("true")?: return true
         case .text("false")?: return false
-        case .text(let s)?: throw ObservationProblem(field: name, message: "expected true or false, got \"\(s)\"")
+        case .text(let s)?: throw ObservationProblem(field: name, message: "expected true or false, got \(InputText.quoted(s))")
         case .json(let other)?: throw ObservationProblem(field: name, message: "expected true or false, got \(other.kindName)")
         }
     }
@@ -94,7 +99,7 @@ struct RecordFields {
     func uuid(_ name: String) throws(ObservationProblem) -> UUID {
         let text = try string(name)
         guard let uuid = UUID(uuidString: text) else {
-            throw ObservationProblem(field: name, message: "expected a UUID such as E2C56DB5-DFFB-48D2-B060-D0F5A71096E0, got \"\(text)\"")
+            throw ObservationProblem(field: name, message: "expected a UUID such as E2C56DB5-DFFB-48D2-B060-D0F5A71096E0, got \(InputText.quoted(text))")
         }
         return uuid
     }
