@@ -171,7 +171,7 @@ struct Oracle {
                 if let refusal {
                     rejected.append(refusal)
                     eventsBeforeRejection.append(written)
-                    quarantine += QuarantineEncoding.jsonLine(refusal, record: reader.currentLineText)
+                    quarantine += QuarantineEncoding.jsonLine(refusal, record: reader.currentLineBytes)
                 }
             case .failure(let error):
                 rejected.append(error)
@@ -180,7 +180,7 @@ struct Oracle {
                     fatal = error
                     return
                 }
-                quarantine += QuarantineEncoding.jsonLine(error, record: reader.currentLineText)
+                quarantine += QuarantineEncoding.jsonLine(error, record: reader.currentLineBytes, length: reader.currentLineLength)
             }
         }
         events.removeAll()
