@@ -5,7 +5,9 @@ import PerimeterIO
 /// (its file left out: the file and the pipe have different names).
 public enum ReaderItem: Equatable, CustomStringConvertible {
     case record(device: String, deviceNumber: Int32, observation: Observation, line: Int)
-    case error(line: Int?, field: String?, message: String)
+    /// With the bad line's bytes as the quarantine keeps them (`currentLineBytes`, its first bytes
+    /// when it was cut) and its length.
+    case error(line: Int?, field: String?, message: String, bytes: [UInt8], length: Int)
 
     /// Exact: a fix's doubles bit for bit (so -0 is not 0); where `==` says no (a NaN is not
     /// itself), by their text, which tells every double apart that prints differently.
@@ -22,8 +24,8 @@ public enum ReaderItem: Equatable, CustomStringConvertible {
                 return bits(f1) == bits(f2)
             }
             return true
-        case (.error(let l1, let f1, let m1), .error(let l2, let f2, let m2)):
-            return l1 == l2 && f1 == f2 && m1 == m2
+        case (.error(let l1, let f1, let m1, let b1, let n1), .error(let l2, let f2, let m2, let b2, let n2)):
+            return l1 == l2 && f1 == f2 && m1 == m2 && b1 == b2 && n1 == n2
         default:
             return false
         }
@@ -33,8 +35,9 @@ public enum ReaderItem: Equatable, CustomStringConvertible {
         switch self {
         case .record(let device, let number, let observation, let line):
             "record line \(line) device \(String(reflecting: device)) #\(number): \(observation)"
-        case .error(let line, let field, let message):
-            "error line \(line.map(String.init) ?? "nil") field \(field.map { String(reflecting: $0) } ?? "nil"): \(Fuzz.short(message))"
+        case .error(let line, let field, let message, let bytes, let length):
+            "error line \(line.map(String.init) ?? "nil") field \(field.map { String(reflecting: $0) } ?? "nil"): \(Fuzz.short(message)) "
+                + "— \(bytes.count) of \(length) bytes kept: \(Fuzz.short(String(decoding: bytes, as: UTF8.self).debugDescription, 200))"
         }
     }
 
@@ -63,46 +66,49 @@ public enum ObservationFuzz {
         defer { Scratch.remove(path) }
         let input = Array(bytes)
 
-        let reference = readAll(path, format: format)
-        let piped = PipeFeed.read(input) { readAll($0, format: format) }
+        // A third of the inputs with lines cut at 64 bytes (longer ones are bad records of their first bytes).
+        let most = input.count % 3 == 1 ? 64 : ObservationReader.defaultMaxLineBytes
+        let reference = readAll(path, format: format, maxLineBytes: most)
+        let piped = PipeFeed.read(input) { readAll($0, format: format, maxLineBytes: most) }
         compare(reference, piped, "file, next()", "pipe, next()", input)
 
         let evaluated = reference.map(\.evaluated)
-        let runs = readRuns(path, format: format, threads: 1, limit: 1 << 18)
+        let runs = readRuns(path, format: format, maxLineBytes: most, threads: 1, limit: 1 << 18)
         compare(evaluated, runs, "file, next() (fixes as evaluated)", "file, readPlainFixes on 1 thread", input)
         // The limit the tool gives is the room left in its batch (2^18 at first); the reader's parallel
         // block needs at least 4,096, which a CSV input of tiny lines can pass (a block cut at the limit).
         let limit = input.count % 2 == 0 ? 4096 : 1 << 18
-        let parallel = PipeFeed.read(input) { readRuns($0, format: format, threads: 2, limit: limit) }
+        let parallel = PipeFeed.read(input) { readRuns($0, format: format, maxLineBytes: most, threads: 2, limit: limit) }
         compare(evaluated, parallel, "file, next() (fixes as evaluated)", "pipe, readPlainFixes on 2 threads, limit \(limit)", input)
     }
 
-    static func item(_ next: Result<ObservationRecord, InputError>, path: String) -> ReaderItem {
+    static func item(_ next: Result<ObservationRecord, InputError>, path: String, _ reader: borrowing ObservationReader) -> ReaderItem {
         switch next {
         case .success(let r):
             return .record(device: r.device, deviceNumber: r.deviceNumber, observation: r.observation, line: r.line)
         case .failure(let e):
             guard e.file == path else { Fuzz.finding("an error names the file \(String(reflecting: e.file)), not \(path): \(e)") }
-            return .error(line: e.line, field: e.field, message: e.message)
+            return .error(line: e.line, field: e.field, message: e.message, bytes: reader.currentLineBytes,
+                          length: reader.currentLineLength)
         }
     }
 
     /// Every item `next()` hands out.
-    public static func readAll(_ path: String, format: ObservationFormat) -> [ReaderItem] {
+    public static func readAll(_ path: String, format: ObservationFormat, maxLineBytes: Int) -> [ReaderItem] {
         var reader: ObservationReader
-        do { reader = try ObservationReader(path: path, format: format) } catch { Fuzz.finding("harness: cannot open \(path): \(error)") }
+        do { reader = try ObservationReader(path: path, format: format, maxLineBytes: maxLineBytes) } catch { Fuzz.finding("harness: cannot open \(path): \(error)") }
         var items: [ReaderItem] = []
         while let next = reader.next() {
-            items.append(item(next, path: path))
+            items.append(item(next, path: path, reader))
             checkDeviceNumber(items.last!, reader)
         }
         return items
     }
 
     /// Every item as `BatchEvaluation.run` reads them: runs of plain fixes, then one item by `next()`.
-    public static func readRuns(_ path: String, format: ObservationFormat, threads: Int, limit: Int) -> [ReaderItem] {
+    public static func readRuns(_ path: String, format: ObservationFormat, maxLineBytes: Int, threads: Int, limit: Int) -> [ReaderItem] {
         var reader: ObservationReader
-        do { reader = try ObservationReader(path: path, format: format) } catch { Fuzz.finding("harness: cannot open \(path): \(error)") }
+        do { reader = try ObservationReader(path: path, format: format, maxLineBytes: maxLineBytes) } catch { Fuzz.finding("harness: cannot open \(path): \(error)") }
         reader.threads = threads
         var items: [ReaderItem] = [], fixes: [PlainFixRecord] = []
         while true {
@@ -120,7 +126,7 @@ public enum ObservationFuzz {
                 continue
             }
             guard let next = reader.next() else { break }
-            let item = item(next, path: path)
+            let item = item(next, path: path, reader)
             checkDeviceNumber(item, reader)
             items.append(item.evaluated)
         }

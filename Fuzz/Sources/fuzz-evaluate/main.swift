@@ -57,7 +57,9 @@ enum EvaluateFuzz {
         let path = Scratch.path("observations")
         Scratch.write(observations, to: path)
         defer { Scratch.remove(path) }
-        let expected = Oracle(path: path, engine: &oracleEngine)
+        // A quarter of the inputs with lines cut at 128 bytes (longer ones are bad records).
+        let maxLineBytes = observations.count % 4 == 1 ? 128 : ObservationReader.defaultMaxLineBytes
+        let expected = Oracle(path: path, maxLineBytes: maxLineBytes, engine: &oracleEngine)
         let context = "conditions: \(definitions.map(\.identifier)); observations (\(observations.count) bytes): "
             + Fuzz.short(String(decoding: observations, as: UTF8.self).debugDescription, 1500)
 
@@ -67,7 +69,7 @@ enum EvaluateFuzz {
 
         // Quarantine mode: every good record's events, every bad record quarantined (the reader and
         // the engine read one record at a time: the reader's parallel blocks are not used).
-        var run = Tool.run(path: path, engine: engine(threads: 2)!, mode: .quarantine, budget: budget)
+        var run = Tool.run(path: path, engine: engine(threads: 2)!, mode: .quarantine, budget: budget, maxLineBytes: maxLineBytes)
         if let fatal = expected.fatal {
             // A bad CSV header: the run stops even when quarantining.
             guard run.error == fatal else {
@@ -94,7 +96,7 @@ enum EvaluateFuzz {
 
         // Stop mode: the reader's runs of plain fixes (in parallel blocks on 2 threads); the run stops at
         // the first bad record, having written the events of the records before it.
-        run = Tool.run(path: path, engine: engine(threads: 2)!, mode: .stop, budget: budget)
+        run = Tool.run(path: path, engine: engine(threads: 2)!, mode: .stop, budget: budget, maxLineBytes: maxLineBytes)
         if let first = expected.rejected.first {
             guard run.error == first else {
                 Fuzz.finding("stop mode: expected the run to stop with \(first), got \(run.error.map(\.description) ?? "no error")\n\(context)")
@@ -143,9 +145,9 @@ struct Oracle {
         eventsBeforeRejection[rejected.firstIndex(of: error)!]
     }
 
-    init(path: String, engine: inout MonitoringEngine) {
+    init(path: String, maxLineBytes: Int, engine: inout MonitoringEngine) {
         var reader: ObservationReader
-        do { reader = try ObservationReader(path: path) } catch { Fuzz.finding("harness: cannot open \(path): \(error)") }
+        do { reader = try ObservationReader(path: path, maxLineBytes: maxLineBytes) } catch { Fuzz.finding("harness: cannot open \(path): \(error)") }
         var written = ""
         var events: [MonitorEvent] = [], changes: [AuthorizationChange] = []
         func takeChanges() {
@@ -190,7 +192,8 @@ struct Oracle {
     }
 }
 
-/// `BatchEvaluation.run` as `perimeter evaluate` calls it, its outputs in files.
+/// `BatchEvaluation.run` as `perimeter evaluate` calls it, its outputs in files (written straight,
+/// `init(path:)`: the tool stages them, `init(replacing:)`, and commits them after the run).
 enum Tool {
     struct Run {
         var summary: EvaluationSummary?
@@ -198,14 +201,15 @@ enum Tool {
         var events = "", quarantine = "", authorization = ""
     }
 
-    static func run(path: String, engine: consuming MonitoringEngine, mode: BatchEvaluation.BadRecords, budget: Int) -> Run {
+    static func run(path: String, engine: consuming MonitoringEngine, mode: BatchEvaluation.BadRecords, budget: Int,
+                    maxLineBytes: Int) -> Run {
         var engine = engine
         let eventsPath = Scratch.path("events.jsonl"), quarantinePath = Scratch.path("bad.jsonl"),
             authorizationPath = Scratch.path("authorization.jsonl")
         defer { for p in [eventsPath, quarantinePath, authorizationPath] { Scratch.remove(p) } }
         var result = Run()
         do throws(InputError) {
-            var reader = try ObservationReader(path: path)
+            var reader = try ObservationReader(path: path, maxLineBytes: maxLineBytes)
             reader.threads = engine.batchThreads
             var outputs = BatchEvaluation.Outputs(events: try BufferedOutput(path: eventsPath))
             if mode == .quarantine {
