@@ -84,7 +84,11 @@ struct Evaluate: ParsableCommand {
                 CommandSupport.printError("perimeter: " + result.report.replacingNewlines(with: "\nperimeter: "))
             }
         } catch {
-            let left = Self.leftAsTheyWere(partials.filter { access($0.partial, F_OK) == 0 }, why: "the run did not finish")
+            // (The outputs were closed as the block ended. An empty partial file — the run stopped before
+            // writing anything to it — holds nothing to keep.)
+            var status = stat()
+            let kept = partials.filter { stat($0.partial, &status) == 0 && (status.st_size > 0 || unlink($0.partial) != 0) }
+            let left = Self.leftAsTheyWere(kept, why: "the run did not finish")
             throw CommandSupport.fail(([error.description] + left).joined(separator: "\n"))
         }
     }

@@ -128,6 +128,19 @@ import Testing
         }
     }
 
+    /// An output that cannot be made stops the run before it starts: nothing is replaced, and the
+    /// empty partial files of the outputs made before it are not left behind.
+    @Test func anOutputThatCannotBeMadeLeavesNothingBehind() throws {
+        let work = try Workspace("cannot-make")
+        try work.write("the events of an earlier run\n", "events.jsonl")
+        let run = try ToolProcess.run(["evaluate", "--conditions", "conditions.geojson", "--observations", "observations.jsonl",
+                                       "--out", "events.jsonl", "--summary", "no-such-folder/summary.txt"], in: work.folder)
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("no-such-folder/summary.txt: cannot create a file beside it"), "\(run.stderr)")
+        #expect(work.bytes("events.jsonl") == Data("the events of an earlier run\n".utf8))
+        #expect(!work.names.contains { $0.contains(".partial-") }, "\(work.names)")
+    }
+
     /// A run killed part way — SIGKILL, which nothing can catch, or SIGTERM, which it answers with a
     /// note — leaves the target exactly as it was, though more than one buffer of events was written.
     @Test(arguments: [SIGKILL, SIGTERM])
