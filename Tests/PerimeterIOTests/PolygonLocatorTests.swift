@@ -258,10 +258,10 @@ import Testing
         for polygons in shapes {
             let locator = PolygonShape(polygons).locator
             for p in Self.points(for: polygons, count: 800, rng: &rng) {
-                let d = locator.nearestBoundaryDistance(from: p, within: ConditionIndex.marginBox(around: p, metres: 1500))
+                let d = locator.nearestBoundaryDistance(from: p, within: BoundingBox.marginBox(around: p, metres: 1500))
                 guard d.isFinite, d > 0 else { continue }
                 for m in [d, d.nextUp, d.nextDown, d * (1 + 1e-4), d * (1 - 1e-4), d * 1.003, d * 0.997, d * 1.5, d * 0.5] {
-                    let full = locator.nearestBoundaryDistance(from: p, within: ConditionIndex.marginBox(around: p, metres: m))
+                    let full = locator.nearestBoundaryDistance(from: p, within: BoundingBox.marginBox(around: p, metres: m))
                     for inclusive in [false, true] {
                         let expected = inclusive ? full <= m : full < m
                         #expect(locator.boundary(within: m, of: p, inclusive: inclusive) == expected,

@@ -80,7 +80,7 @@ import Testing
                                     longitude: [.random(in: -180...180, using: &rng), 179.9999, -179.9999].randomElement(using: &rng)!)
             let anchor = FixAnchor(coordinate: origin, budget: .random(in: -50...300, using: &rng))
             let margin = [0.0, 5, 35, 65, 400].randomElement(using: &rng)!
-            let allowance = FixAnchor.marginShare * margin + anchor.budget
+            let allowance = MeasureBounds.marginShare * margin + anchor.budget
             let distance = [Double.random(in: 0...500, using: &rng), max(0, allowance + .random(in: -1e-5...1e-5, using: &rng)),
                             .random(in: 0...2e6, using: &rng)].randomElement(using: &rng)!
             let p = Self.destination(origin, metres: distance, bearing: .random(in: 0..<(2 * .pi), using: &rng))

@@ -3,7 +3,7 @@ import Testing
 @testable import Perimeter
 
 /// The stateless query checks a circle's box against the point without building it
-/// (`ConditionIndex.marginBox(around:metres:holds:)`); it must answer as the box itself does, across
+/// (`BoundingBox.marginBox(around:metres:holds:)`); it must answer as the box itself does, across
 /// the antimeridian and near the poles too.
 @Suite struct MarginBoxTests {
     @Test func pointCheckAnswersAsTheBox() {
@@ -26,10 +26,10 @@ import Testing
             if pointLongitude < -180 { pointLongitude += 360 }
             let point = Coordinate(latitude: max(-90, min(90, latitude + .random(in: -reach...reach, using: &rng))),
                                    longitude: pointLongitude)
-            let box = ConditionIndex.marginBox(around: centre, metres: metres)
-            let expected = ConditionIndex.meets(box, BoundingBox(minLatitude: point.latitude, maxLatitude: point.latitude,
+            let box = BoundingBox.marginBox(around: centre, metres: metres)
+            let expected = BoundingBox.meets(box, BoundingBox(minLatitude: point.latitude, maxLatitude: point.latitude,
                                                                  minLongitude: point.longitude, maxLongitude: point.longitude))
-            let got = ConditionIndex.marginBox(around: centre, metres: metres, holds: point)
+            let got = BoundingBox.marginBox(around: centre, metres: metres, holds: point)
             if expected { inside += 1 }
             if got != expected { disagreements.append("\(centre) \(metres) m, \(point): \(got) ≠ \(expected)") }
         }

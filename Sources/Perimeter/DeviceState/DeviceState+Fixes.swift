@@ -139,7 +139,7 @@ extension DeviceState {
         // or outside, measured only where a term could come below the far budget.
         if anchorBuilder.isValid {
             for (k, i) in scratch.candidates.enumerated() where scratch.readings[k].side != nil {
-                let term = Self.decidedTerm(i, known: max(FixAnchor.marginShare * margin, scratch.clearances[k]),
+                let term = Self.decidedTerm(i, known: max(MeasureBounds.marginShare * margin, scratch.clearances[k]),
                                             farBudget: anchorBuilder.farBudget, catalog: catalog, frame: &frame)
                 anchorBuilder.add(i, term: term, to: &anchorTerms)
             }
@@ -172,7 +172,7 @@ extension DeviceState {
         guard let anchor, geographicSettled == Int32(catalog.geographic.count) else { return false }
         let margin = policy.margin(for: fix)
         guard FixAnchor.isCacheable(fix.coordinate, margin: margin) else { return false }
-        let share = FixAnchor.marginShare * margin
+        let share = MeasureBounds.marginShare * margin
         let moved = anchor.distanceBound(to: fix.coordinate)
         guard moved < share + anchor.farBudget else { return false }
         let confirmation = policy.spans.confirmation
@@ -247,7 +247,7 @@ extension DeviceState {
     /// distance is measured (to within `ConditionCatalog.cheapDistanceError`), unless
     /// `known` reaches the far budget already (the term is then not kept); a polygon's side proves
     /// what is known (λ × the margin, or the cover grid's clearance), within the cap of one with seam
-    /// edges (`FixAnchor.seamTermCap`).
+    /// edges (`MeasureBounds.seamTermCap`).
     @inline(__always)
     private static func decidedTerm(_ i: Int32, known: Double, farBudget: Double, catalog: ConditionCatalog,
                                     frame: inout FixFrame) -> Double {

@@ -57,10 +57,9 @@ extension DeviceState {
     /// in date order, so the oldest expires first. Returns whether one expired.
     mutating func expireOldestHeld(notAfter instant: Timestamp, before limit: Timestamp, cause: Int,
                                    policy: MonitoringPolicy, events: inout [MonitorEvent]) -> Bool {
-        guard let expiry = authorization.held.first?.date.adding(policy.spans.maximumHoldingAge),
+        guard let expiry = authorization.oldestHeldExpiry(maximumAge: policy.spans.maximumHoldingAge),
               expiry < limit, expiry <= instant else { return false }
-        let expired = authorization.held.removeFirst()
-        events.append(expired.resolved(.heldEventDropped(.expired), cause: cause))
+        authorization.expireOldestHeld(cause: cause, into: &events)
         return true
     }
 

@@ -25,11 +25,6 @@ import Foundation
 /// `b − δ⁺` (as does the far budget), since a later fix within `b − δ⁺ + λ m″` of the new centre is
 /// within `b + λ m″` of the old one.
 struct FixAnchor {
-    /// 1/(1 + ε): how much of a later fix's margin certainly lies inside the measured distance.
-    static let marginShare = 1 / 1.01
-    /// Beyond these the polygon measure's distortion is not bounded by ε (it is not cached).
-    static let largestMargin = 1000.0
-    static let largestLatitude = 80.0
 
     let coordinate: Coordinate
     /// Metres a later fix may stray beyond λ × its own margin.
@@ -87,7 +82,7 @@ struct FixAnchor {
     @inline(never)
     private func holdsBeyondQuickBound(at c: Coordinate, margin m: Double) -> Bool {
         guard Self.isCacheable(c, margin: m) else { return false }
-        let allowance = Self.marginShare * m + budget
+        let allowance = MeasureBounds.marginShare * m + budget
         guard allowance > 1e-6 else { return false }
         // Most fixes the quick bound cannot place are clearly beyond the allowance: a lower bound on
         // the distance says so without the haversine's trigonometry (a third of W1+W2's fixes took it).
@@ -111,34 +106,11 @@ struct FixAnchor {
     /// `isCacheable`).
     @inline(__always)
     func holdsByQuickBound(at c: Coordinate, margin m: Double) -> Bool {
-        let limit = Self.marginShare * m + budget - 1e-6
+        let limit = MeasureBounds.marginShare * m + budget - 1e-6
         guard limit > 0, Self.isCacheable(c, margin: m) else { return false }
         let (dPhi, dLambda) = offset(to: c)
         let bound = Geodesy.shortDistanceSquare(dPhi: dPhi, dLambda: dLambda, cosLatitude: cosLatitude)
         return bound <= 1e-4 && bound * Self.chordScaleSquared < limit * limit
-    }
-
-    /// The most a term of a polygon with seam edges (`PolygonLocator.hasSeamEdges`) may be for an
-    /// anchor at `c`. Seam and pole edges are no boundary for the distance, but `covers` still
-    /// changes across the antimeridian: a fix may pass from one side to the other there while far
-    /// from every boundary edge, so the argument above holds only for moves that stay short of it.
-    /// A term of at most (a lower bound on `c`'s great-circle distance to the antimeridian) − λ ×
-    /// `largestMargin` keeps every fix the anchor serves (δ < λ m′ + term, m′ ≤ `largestMargin`)
-    /// nearer than that. (Across a pole a fix at |latitude| ≤ 80° moves thousands of kilometres,
-    /// and the poles themselves are on edges that count, unless every longitude near them is on
-    /// one side.)
-    static func seamTermCap(_ c: Coordinate) -> Double {
-        seamDistanceBound(c) - marginShare * largestMargin
-    }
-
-    /// A lower bound on the great-circle distance in metres from `c` to the antimeridian (the
-    /// half meridian at longitude ±180, pole to pole): R asin(sin Δλ cos φ) with Δλ the longitude
-    /// difference while it is at most 90°, else the distance to the nearer pole.
-    static func seamDistanceBound(_ c: Coordinate) -> Double {
-        let dLambda = (180 - min(180, abs(c.longitude))) * Geodesy.radiansPerDegree
-        let phi = abs(c.latitude) * Geodesy.radiansPerDegree
-        let angle = dLambda <= .pi / 2 ? asin(min(1, sin(dLambda) * cos(phi))) : .pi / 2 - phi
-        return max(0, angle * Geodesy.meanEarthRadius * (1 - 1e-9) - 1e-3)
     }
 
     /// A placeholder that answers nothing.
@@ -149,7 +121,7 @@ struct FixAnchor {
 
     @inline(__always)
     static func isCacheable(_ c: Coordinate, margin m: Double) -> Bool {
-        m <= largestMargin && abs(c.latitude) <= largestLatitude
+        m <= MeasureBounds.largestMargin && abs(c.latitude) <= MeasureBounds.largestLatitude
     }
 }
 

@@ -10,32 +10,7 @@ extension DeviceState {
             events.append(event)
             return
         }
-        authorization.heldTotal &+= 1
-        event.holding = authorization.heldTotal
-        events.append(copy event)
-        let cause = event.cause
-        // 000: Core Location "holds onto it and waits for a good time to ask": the deferred always
-        // prompt opens (or stays open). No other prompt can be open while an event is held: the first
-        // and the immediate always prompt close before provisional always begins, and the temporary
-        // full-accuracy one closes when accuracy becomes full, which holding needs.
-        authorization.prompt = .always(deferred: true)
-        authorization.held.append(event)
-        while authorization.held.count > policy.holdingCapacity {
-            let displaced = authorization.held.removeFirst()
-            events.append(displaced.resolved(.heldEventDropped(.displaced), cause: cause))
-        }
-    }
-
-    /// Delivers or drops every held event, oldest first, with `cause` as their final line's cause.
-    mutating func resolveHeld(_ resolution: DeviceAuthorization.HeldResolution, cause: Int, events: inout [MonitorEvent]) {
-        let delivery: Delivery = switch resolution {
-        case .deliver: .delivered
-        case .drop(let reason): .heldEventDropped(reason)
-        }
-        for held in authorization.held {
-            events.append(held.resolved(delivery, cause: cause))
-        }
-        authorization.held.removeAll()
+        authorization.hold(event, capacity: policy.holdingCapacity, into: &events)
     }
 
     /// Applies the lapses due by `t` and reports the app leaving use, dated when it did.
@@ -70,17 +45,6 @@ extension DeviceState {
         if let last = reportedAuthorization, last.sameAuthorization(as: now) { return }
         reportedAuthorization = now
         authorizationChanges.append(now)
-    }
-}
-
-extension MonitorEvent {
-    /// The final line of a held event: same event (and `holding`), new verdict, the resolving record as cause.
-    func resolved(_ delivery: Delivery, cause: Int) -> MonitorEvent {
-        var copy = self
-        copy.delivery = delivery
-        copy.isFinalVerdict = true
-        copy.cause = cause
-        return copy
     }
 }
 

@@ -14,7 +14,7 @@ public struct MonitoringPolicy: Sendable, Hashable {
     public var holdingCapacity: Int = 1
     /// Seconds of stream time a held event is kept before it is dropped as expired.
     public var maximumHoldingAge: Double = 3600 { didSet { spans.maximumHoldingAge = TimeSpan(seconds: maximumHoldingAge) } }
-    /// The starting state of conditions added without an `assuming` of their own (`--assume`).
+    /// The starting state of conditions added without an `assuming` of their own.
     public var defaultAssumption: ConditionState = .unknown
     /// How every device's authorization starts (SPEC §3): `always` for plain geofence evaluation of a
     /// recording, or `notDetermined` as a fresh install.

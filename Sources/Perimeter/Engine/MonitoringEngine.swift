@@ -10,12 +10,12 @@ public struct MonitoringEngine: Sendable {
     /// The policy values (SPEC "Policy values") every device is evaluated with.
     public let policy: MonitoringPolicy
     var catalog: ConditionCatalog
-    private var devices: [DeviceState] = []
+    private(set) var devices: [DeviceState] = []
     /// The devices' state, for tests of its size.
     var devicesForTesting: [DeviceState] { devices }
-    private var deviceIndex: [String: Int] = [:]
+    private(set) var deviceIndex: [String: Int] = [:]
     /// The latest record time seen from any device: the stream time at which a condition is added.
-    private var latestTime: Timestamp?
+    private(set) var latestTime: Timestamp?
     private var scratch = EvaluationScratch()
     /// The batch paths' per-device scratch (`StateShard.select`): a device's latest time in the
     /// current batch, and the mark of the batch that set it.
@@ -32,68 +32,6 @@ public struct MonitoringEngine: Sendable {
         precondition(policy.problem() == nil, policy.problem() ?? "")
         self.policy = policy
         catalog = ConditionCatalog()
-    }
-
-    // MARK: Conditions
-
-    /// Starts monitoring a condition, as `CLMonitor.add(_:identifier:assuming:)`.
-    ///
-    /// - Parameter assuming: the state the condition starts in for every device; `nil` takes the
-    ///   policy's `defaultAssumption`. A beacon condition's exit timer counts from its addition (the
-    ///   latest stream time seen so far) or from a device's first record, whichever is later.
-    public mutating func add(_ condition: Condition, identifier: String,
-                             assuming: ConditionState? = nil) throws(ConditionCatalogError) {
-        try catalog.add(condition, identifier: identifier, initialState: assuming ?? policy.defaultAssumption,
-                        addedAt: latestTime)
-    }
-
-    /// Adds many conditions at once: the same as calling `add(_:identifier:assuming:)` for each in
-    /// order (a duplicate identifier throws, with the conditions before it added), but polygons'
-    /// evaluation data is built on `batchThreads` threads.
-    public mutating func add(contentsOf conditions: [(condition: Condition, identifier: String, assuming: ConditionState?)])
-        throws(ConditionCatalogError) {
-        try catalog.addAll(conditions.map { ($0.condition, $0.identifier, $0.assuming ?? policy.defaultAssumption) },
-                           addedAt: latestTime, threads: batchThreads)
-    }
-
-    /// Stops monitoring a condition; returns whether it was monitored.
-    @discardableResult
-    public mutating func remove(_ identifier: String) -> Bool {
-        catalog.remove(identifier)
-    }
-
-    /// Lays out the condition indexes now rather than at the next record, so that the first record
-    /// after a large addition does not pay for it (the engine calls it itself when it must).
-    public mutating func prepare() {
-        catalog.prepareIndex(force: true, threads: batchThreads)
-    }
-
-    /// About how many bytes of memory the conditions and their indexes take (per-device state not
-    /// included), by part: each array's capacity times its element's size, and identifiers' own
-    /// storage beyond 15 bytes. For capacity planning; `prepare()` first, so that the indexes exist.
-    public var conditionStorage: [(part: String, bytes: Int)] { catalog.heapBytes }
-
-    /// Identifiers of the monitored conditions, in the order they were added.
-    public var identifiers: [String] { catalog.identifiers }
-
-    /// The condition monitored under `identifier`, if any.
-    public func condition(for identifier: String) -> Condition? {
-        catalog.condition(identifier)
-    }
-
-    /// The current state of a condition for a device — its true state, whatever was delivered;
-    /// `nil` if the condition is not monitored. A device not seen yet is in the starting state.
-    public func state(of identifier: String, device: String) -> ConditionState? {
-        guard let entry = catalog.entry(identifier) else { return nil }
-        let d = deviceIndex[device].map { devices[$0] }.flatMap { $0.hasStarted ? $0 : nil }
-        switch entry {
-        case .geographic(let i):
-            guard let d else { return catalog.geographicInitialState(i) }
-            return d.geographicPair(i, catalog: catalog).state
-        case .beacon(let i):
-            guard let d else { return catalog.beaconInitialState(i) }
-            return d.beaconPair(i, catalog: catalog).state
-        }
     }
 
     /// Devices seen so far, in order of their first record the engine took (a refused record does
@@ -174,11 +112,6 @@ public struct MonitoringEngine: Sendable {
         let sequence = recordSequence
         recordSequence += 1
         try devices[di].beginRecord(at: time, cause: cause, sequence: sequence, catalog: catalog, policy: policy, events: &events)
-        let isAuthorizationRecord: Bool
-        switch observation {
-        case .fix, .sighting: isAuthorizationRecord = false
-        default: isAuthorizationRecord = true
-        }
         defer {
             devices[di].endRecord(at: time, cause: cause)
             if latestTime.map({ time > $0 }) ?? true { latestTime = time }
@@ -187,6 +120,7 @@ public struct MonitoringEngine: Sendable {
                 devices[di].authorizationChanges = []  // (rare: no buffer kept, so that `isEmpty` reads none)
             }
         }
+        let record: AuthorizationRecord
         switch observation {
         case .fix(let fix):
             if devices[di].needsGeometry(fix, catalog: catalog, policy: policy) {
@@ -196,39 +130,18 @@ public struct MonitoringEngine: Sendable {
             } else if fix.isValid {
                 fixesAnsweredByAnchor += 1
             }
+            return
         case .sighting(let sighting):
             devices[di].apply(sighting, cause: cause, catalog: catalog, policy: policy, matches: &scratch.candidates, events: &events)
-        case .app(let change):
-            let wasForeground = devices[di].authorization.appState == .foreground
-            devices[di].authorization.setAppState(change.state, at: time)
-            devices[di].settle(at: time, cause: cause, grace: grace)
-            if change.state == .foreground && !wasForeground && policy.profile == .ios18 {
-                count(devices[di].authorization.enteredForeground())
-            }
-        case .session(let session):
-            guard policy.profile == .ios18 else {
-                throw ObservationProblem(field: "type", message: "session records need the ios18 profile (--profile ios18)")
-            }
-            count(try devices[di].authorization.apply(session))
-        case .request(let request):
-            count([devices[di].authorization.request(request.kind)])
-        case .answer(let answer):
-            if let resolution = try devices[di].authorization.answer(answer) {
-                devices[di].resolveHeld(resolution, cause: cause, events: &events)
-            }
-        case .settings(let settings):
-            if let resolution = devices[di].authorization.apply(settings) {
-                devices[di].resolveHeld(resolution, cause: cause, events: &events)
-            }
+            return
+        case .app(let change): record = .app(change)
+        case .request(let request): record = .request(request)
+        case .answer(let answer): record = .answer(answer)
+        case .settings(let settings): record = .settings(settings)
+        case .session(let session): record = .session(session)
         }
-        if isAuthorizationRecord {
-            devices[di].reportAuthorization(date: time, inUseAt: time, cause: cause, grace: grace)
-            // A temporary grant answered while the app is not in use is reported, then lapses at once.
-            devices[di].settle(at: time, cause: cause, grace: grace)
-        }
+        count(try devices[di].apply(record, at: time, cause: cause, policy: policy, events: &events))
     }
-
-    private var grace: TimeSpan { policy.spans.gracePeriod }
 
     /// Applies a batch of fixes in order, with exactly the events of one `process` call per fix.
     ///

@@ -1,0 +1,39 @@
+extension DeviceState {
+    /// Applies an authorization record at `time`: the app's lifecycle, a request, the person's answer
+    /// or settings, a service session. An answer or a settings change may resolve the held events;
+    /// the authorization as of `time` is then reported if it changed, and a temporary grant answered
+    /// while the app is not in use is reported and lapses at once.
+    /// - Returns: the outcomes of the requests the record made (a request, or sessions asking again).
+    mutating func apply(_ record: AuthorizationRecord, at time: Timestamp, cause: Int, policy: MonitoringPolicy,
+                        events: inout [MonitorEvent]) throws(ObservationProblem) -> [RequestOutcome] {
+        let grace = policy.spans.gracePeriod
+        var outcomes: [RequestOutcome] = []
+        switch record {
+        case .app(let change):
+            let wasForeground = authorization.appState == .foreground
+            authorization.setAppState(change.state, at: time)
+            settle(at: time, cause: cause, grace: grace)
+            if change.state == .foreground && !wasForeground && policy.profile == .ios18 {
+                outcomes = authorization.enteredForeground()
+            }
+        case .session(let session):
+            guard policy.profile == .ios18 else {
+                throw ObservationProblem(field: "type", message: "session records need the ios18 platform profile")
+            }
+            outcomes = try authorization.apply(session)
+        case .request(let request):
+            outcomes = [authorization.request(request.kind)]
+        case .answer(let answer):
+            if let resolution = try authorization.answer(answer) {
+                authorization.resolveHeld(resolution, cause: cause, into: &events)
+            }
+        case .settings(let settings):
+            if let resolution = authorization.apply(settings) {
+                authorization.resolveHeld(resolution, cause: cause, into: &events)
+            }
+        }
+        reportAuthorization(date: time, inUseAt: time, cause: cause, grace: grace)
+        settle(at: time, cause: cause, grace: grace)
+        return outcomes
+    }
+}

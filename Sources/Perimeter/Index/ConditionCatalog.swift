@@ -1,0 +1,312 @@
+import CBuiltins
+import Dispatch
+import Foundation
+
+/// Why a condition could not be added.
+public enum ConditionCatalogError: Error, Sendable, Hashable, CustomStringConvertible {
+    case duplicateIdentifier(String)
+    /// The catalogue has numbered as many circles, or as many polygons, as it can (2²⁷ of each,
+    /// removed ones included: a removed condition keeps its number).
+    case tooManyConditions(limit: Int)
+
+    public var description: String {
+        switch self {
+        case .duplicateIdentifier(let id): "a condition with identifier \"\(id)\" is already monitored"
+        case .tooManyConditions(let limit): "at most \(limit) circles and \(limit) polygons can be added to one engine (removed ones count)"
+        }
+    }
+}
+
+/// The conditions a monitor watches, compiled for evaluation and indexed.
+///
+/// Geographic and beacon conditions are numbered separately (dense indices into per-device state
+/// arrays); both numberings follow the order of addition, which is the order events of one record
+/// are written in.
+struct ConditionCatalog: Sendable {
+    // Identifiers are kept apart from the entries below, so that the entries are plain values: an
+    // array's subscript copies a whole entry to read one field, and with a string in it that copy
+    // was a retain and a release through a value witness, some 100 instructions per event.
+
+    /// A geographic condition in four bytes: where its shape is (its slot in `circleShapes`, or in
+    /// `polygonShapes`, whose locators also give back the polygons themselves), whether it was
+    /// removed, and its starting state. Its identifier is in `geographicIdentifiers`. (Three arrays
+    /// took six bytes a condition; evaluation reads the slot and the removed flag of a candidate
+    /// together, from one load.)
+    struct Geographic {
+        private var bits: UInt32
+
+        /// Slots below this fit: 134M circles and as many polygons (`add` refuses more).
+        static let slotLimit: Int32 = 1 << 27
+        private static let polygonBit: UInt32 = 1 << 27, removedBit: UInt32 = 1 << 28, stateShift: UInt32 = 29
+        private static let seamBit: UInt32 = 1 << 31
+
+        /// - Parameter hasSeamEdges: a polygon with an edge on the antimeridian or at a pole
+        ///   (`PolygonLocator.hasSeamEdges`).
+        init(isPolygon: Bool, slot: Int32, initialState: ConditionState, hasSeamEdges: Bool = false) {
+            precondition(slot >= 0 && slot < Self.slotLimit, "too many geographic conditions")
+            let state: UInt32 = switch initialState { case .unknown: 0; case .satisfied: 1; case .unsatisfied: 2 }
+            bits = UInt32(slot) | (isPolygon ? Self.polygonBit : 0) | state << Self.stateShift | (hasSeamEdges ? Self.seamBit : 0)
+        }
+
+        @inline(__always) var isPolygon: Bool { bits & Self.polygonBit != 0 }
+        @inline(__always) var slot: Int32 { Int32(bits & (Self.polygonBit - 1)) }
+        @inline(__always) var isRemoved: Bool { bits & Self.removedBit != 0 }
+        /// A polygon with an edge on the antimeridian or at a pole: a fix may cross to its other
+        /// side there without coming near its boundary (`MeasureBounds.seamTermCap`).
+        @inline(__always) var hasSeamEdges: Bool { bits & Self.seamBit != 0 }
+        var initialState: ConditionState {
+            switch (bits >> Self.stateShift) & 3 { case 0: .unknown; case 1: .satisfied; default: .unsatisfied }
+        }
+
+        mutating func markRemoved() { bits |= Self.removedBit }
+
+        /// Moves its circle to `slot` (flags and state kept).
+        mutating func moveCircle(to slot: Int32) { bits = bits & ~(Self.polygonBit - 1) | UInt32(slot) }
+    }
+
+    /// A beacon condition; its identifier is in `beaconIdentifiers`.
+    struct Beacon {
+        var condition: BeaconIdentityCondition
+        var initialState: ConditionState
+        /// Stream time of the addition; `nil` for conditions there from the start.
+        var addedAt: Timestamp?
+    }
+
+    enum Entry: Hashable {
+        case geographic(Int32)
+        case beacon(Int32)
+    }
+
+    private(set) var geographic: [Geographic] = []
+    private(set) var beacons: [Beacon] = []
+    private(set) var geographicIdentifiers: [String] = []
+    private(set) var beaconIdentifiers: [String] = []
+    private var lookup = IdentifierTable()
+    /// The order every condition ever added came in, across the two kinds, as runs: k > 0 for the
+    /// next k geographic conditions, k < 0 for the next −k beacon conditions. Each kind's numbers rise
+    /// with addition, so the runs say it all: a catalogue added kind by kind takes a few entries, not
+    /// 4 bytes a condition. Removed ones stay, flagged in `geographic` and `beaconRemoved`.
+    private var additionRuns: [Int32] = []
+    /// Finds the beacon conditions a sighting matches; rebuilt by `prepareIndex()` after changes.
+    private(set) var beaconMatcher = BeaconMatcher()
+    private var beaconMatcherIsStale = false
+    private(set) var index = ConditionIndex()
+
+    // What evaluation reads, in flat arrays of plain values (no reference counting on the hot path).
+    private(set) var circleShapes: [CircleShape] = []
+    /// Per circle slot, the exact centre, which evaluation reads only for readings and distances the
+    /// chord cannot settle (`CircleShape`), and for boxes on the condition index's path.
+    private(set) var circleCentres: [Coordinate] = []
+    private(set) var polygonShapes: [PolygonShape] = []
+    /// Geographic conditions whose starting state is not unsatisfied, ascending: the only ones a
+    /// device's first fix must settle one by one.
+    private(set) var geographicStartingOtherwise: [Int32] = []
+    /// Runs of beacon conditions added at the same stream time: (first index, addition time).
+    private(set) var beaconEpochs: [(start: Int32, addedAt: Timestamp?)] = []
+    /// Beacon conditions whose starting state is not unsatisfied, ascending: the only ones a first
+    /// exit timer must visit.
+    private(set) var beaconStartingOtherwise: [Int32] = []
+    /// Whether any geographic condition was removed: while none was, candidates skip the check
+    /// above, a load from anywhere in an array as long as the conditions.
+    private(set) var hasRemovedGeographic = false
+    /// Whether each beacon condition was removed (read per queued exit).
+    private(set) var beaconRemoved: [Bool] = []
+    private(set) var coverGrid = CoverGrid()
+    /// About how many bytes the polygons' evaluation data takes, counted as they are added: a polygon
+    /// is its edges several times over (raster, lists).
+    private(set) var polygonBytes = 0
+
+    /// - Parameter polygonShape: the polygon's evaluation data when the caller built it already
+    ///   (`PolygonShape(polygon.polygons)`; `addAll` builds many in parallel).
+    mutating func add(_ condition: Condition, identifier: String, initialState: ConditionState,
+                      addedAt: Timestamp?, polygonShape: PolygonShape? = nil) throws(ConditionCatalogError) {
+        guard entry(identifier) == nil else { throw .duplicateIdentifier(identifier) }
+        let entry: Entry
+        switch condition {
+        case .circle(let circle):
+            guard circleShapes.count < Geographic.slotLimit else { throw .tooManyConditions(limit: Int(Geographic.slotLimit)) }
+            let shape = CircleShape(circle)
+            circleShapes.append(shape)
+            circleCentres.append(circle.center)
+            entry = addGeographic(identifier: identifier, isPolygon: false, slot: Int32(circleShapes.count - 1),
+                                  initialState: initialState)
+        case .polygon(let polygon):
+            guard polygonShapes.count < Geographic.slotLimit else { throw .tooManyConditions(limit: Int(Geographic.slotLimit)) }
+            let shape = polygonShape ?? PolygonShape(polygon.polygons)
+            polygonShapes.append(shape)
+            polygonBytes += shape.locator.edgeCount * 4 * MemoryLayout<Double>.size * 3
+            entry = addGeographic(identifier: identifier, isPolygon: true, slot: Int32(polygonShapes.count - 1),
+                                  initialState: initialState, hasSeamEdges: shape.locator.hasSeamEdges)
+        case .beacon(let beacon):
+            let i = Int32(beacons.count)
+            beacons.append(Beacon(condition: beacon, initialState: initialState, addedAt: addedAt))
+            beaconIdentifiers.append(identifier)
+            beaconRemoved.append(false)
+            if initialState != .unsatisfied { beaconStartingOtherwise.append(i) }
+            if beaconEpochs.last.map({ $0.addedAt != addedAt }) ?? true { beaconEpochs.append((i, addedAt)) }
+            beaconMatcherIsStale = true
+            entry = .beacon(i)
+        }
+        let step: Int32 = if case .geographic = entry { 1 } else { -1 }
+        if let last = additionRuns.last, (last > 0) == (step > 0), last != .max, last != .min {
+            additionRuns[additionRuns.count - 1] += step
+        } else {
+            additionRuns.append(step)
+        }
+        let geographic = geographicIdentifiers, beacons = beaconIdentifiers
+        lookup.insert(entry, identifier: identifier) { Self.identifier(of: $0, geographic, beacons) }
+    }
+
+    /// The condition an identifier names, if it is monitored.
+    func entry(_ identifier: String) -> Entry? {
+        lookup.find(identifier) { Self.identifier(of: $0, geographicIdentifiers, beaconIdentifiers) }
+    }
+
+    private static func identifier(of entry: Entry, _ geographic: [String], _ beacons: [String]) -> String {
+        switch entry {
+        case .geographic(let i): geographic[Int(i)]
+        case .beacon(let i): beacons[Int(i)]
+        }
+    }
+
+    /// Adds `conditions` in order, as one `add` after another would (stopping at the first duplicate
+    /// identifier, with those before it added), building the polygons' evaluation data — the costly
+    /// part — on `threads` threads first.
+    mutating func addAll(_ conditions: [(condition: Condition, identifier: String, initialState: ConditionState)],
+                         addedAt: Timestamp?, threads: Int) throws(ConditionCatalogError) {
+        let polygons = conditions.indices.filter { if case .polygon = conditions[$0].condition { true } else { false } }
+        var shapes = [PolygonShape?](repeating: nil, count: conditions.count)
+        if threads > 1 && polygons.count > 1 {
+            let chunks = min(polygons.count, threads * 4)
+            let built = (0..<chunks).map { _ in PolygonShapeChunk() }
+            DispatchQueue.concurrentPerform(iterations: chunks) { k in
+                for i in polygons[polygons.count * k / chunks ..< polygons.count * (k + 1) / chunks] {
+                    if case .polygon(let polygon) = conditions[i].condition { built[k].shapes.append((i, PolygonShape(polygon.polygons))) }
+                }
+            }
+            for chunk in built { for (i, shape) in chunk.shapes { shapes[i] = shape } }
+        }
+        // Room for all of them at once: arrays grown by doubling would hold up to twice their size.
+        let beaconCount = conditions.reduce(0) { if case .beacon = $1.condition { $0 + 1 } else { $0 } }
+        let geographicCount = conditions.count - beaconCount, circles = geographicCount - polygons.count
+        geographic.reserveCapacity(geographic.count + geographicCount)
+        geographicIdentifiers.reserveCapacity(geographic.count + geographicCount)
+        circleShapes.reserveCapacity(circleShapes.count + circles)
+        circleCentres.reserveCapacity(circleCentres.count + circles)
+        polygonShapes.reserveCapacity(polygonShapes.count + polygons.count)
+        beacons.reserveCapacity(beacons.count + beaconCount)
+        beaconIdentifiers.reserveCapacity(beacons.count + beaconCount)
+        beaconRemoved.reserveCapacity(beaconRemoved.count + beaconCount)
+        let geographicNames = geographicIdentifiers, beaconNames = beaconIdentifiers
+        lookup.reserve(conditions.count) { Self.identifier(of: $0, geographicNames, beaconNames) }
+        for (i, c) in conditions.enumerated() {
+            try add(c.condition, identifier: c.identifier, initialState: c.initialState, addedAt: addedAt, polygonShape: shapes[i])
+        }
+    }
+
+    private mutating func addGeographic(identifier: String, isPolygon: Bool, slot: Int32, initialState: ConditionState,
+                                        hasSeamEdges: Bool = false) -> Entry {
+        let i = Int32(geographic.count)
+        geographic.append(Geographic(isPolygon: isPolygon, slot: slot, initialState: initialState, hasSeamEdges: hasSeamEdges))
+        geographicIdentifiers.append(identifier)
+        index.insert(i)
+        if initialState != .unsatisfied { geographicStartingOtherwise.append(i) }
+        return .geographic(i)
+    }
+
+    /// Lays the index out anew when enough conditions were added since it was built (they are checked
+    /// one by one until then). The engine calls it before evaluating records.
+    /// - Parameter threads: threads that may build the cover grid.
+    mutating func prepareIndex(force: Bool = false, threads: Int = 1) {
+        if beaconMatcherIsStale {
+            beaconMatcher = BeaconMatcher(beacons, removed: beaconRemoved)
+            beaconMatcherIsStale = false
+        }
+        if index.needsRebuild || (force && index.hasUnindexed) {
+            index.rebuild((0..<Int32(geographic.count)).compactMap { geographic[Int($0)].isRemoved ? nil : ($0, boundingBox($0)) })
+        }
+        let pending = geographic.count - Int(coverGrid.builtThrough)
+        if (pending > 32 && pending * 256 > geographic.count) || (force && pending > 0) {
+            coverGrid = CoverGrid(shapes: self, threads: threads)
+            arrangeCirclesByPlace()
+        }
+    }
+
+    /// Stores the circles' shapes in the cover grid's cell order (by centre), so that the circles of
+    /// one place lie together in memory: fixes are evaluated place by place, and a fix's candidates
+    /// are then read from a few cache lines rather than from anywhere in the array. With a million
+    /// circles scattered in addition order, nearly every reading missed the cache. Only the slots
+    /// move; condition numbers, and so every answer and event order, stay as they are.
+    private mutating func arrangeCirclesByPlace() {
+        guard coverGrid.hasCells, circleShapes.count > 1 else { return }
+        var owner = [Int32](repeating: 0, count: circleShapes.count)
+        for i in geographic.indices where !geographic[i].isPolygon { owner[Int(geographic[i].slot)] = Int32(i) }
+        var order = circleShapes.indices.map { s in
+            UInt64(coverGrid.sortKey(circleCentres[s])) << 32 | UInt64(s)
+        }
+        CellOrder.sort(&order)
+        let shapes = circleShapes, centres = circleCentres
+        circleShapes = order.map { shapes[Int($0 & 0xFFFF_FFFF)] }
+        circleCentres = order.map { centres[Int($0 & 0xFFFF_FFFF)] }
+        for (slot, key) in order.enumerated() {
+            geographic[Int(owner[Int(key & 0xFFFF_FFFF)])].moveCircle(to: Int32(slot))
+        }
+    }
+
+    @discardableResult
+    mutating func remove(_ identifier: String) -> Bool {
+        let geographicNames = geographicIdentifiers, beaconNames = beaconIdentifiers
+        guard let entry = lookup.remove(identifier, identifierOf: { Self.identifier(of: $0, geographicNames, beaconNames) }) else {
+            return false
+        }
+        switch entry {
+        case .geographic(let i):
+            geographic[Int(i)].markRemoved()
+            hasRemovedGeographic = true
+        case .beacon(let i):
+            beaconRemoved[Int(i)] = true
+            beaconMatcherIsStale = true
+        }
+        return true
+    }
+
+    /// The heap bytes the catalogue holds, by part (see `MonitoringEngine.conditionStorageBytes`).
+    var heapBytes: [(part: String, bytes: Int)] {
+        [
+            ("identifiers", HeapBytes.of(additionRuns) + HeapBytes.of(geographicIdentifiers) + HeapBytes.of(beaconIdentifiers)
+                + (geographicIdentifiers + beaconIdentifiers).reduce(0) { $0 + HeapBytes.of($1) }),
+            ("identifier lookup", lookup.heapBytes),
+            ("geographic conditions", HeapBytes.of(geographic) + HeapBytes.of(geographicStartingOtherwise)),
+            ("circle shapes", HeapBytes.of(circleShapes) + HeapBytes.of(circleCentres)),
+            ("polygon shapes", HeapBytes.of(polygonShapes) + polygonShapes.reduce(0) { $0 + $1.locator.heapBytes }),
+            ("condition index", index.heapBytes),
+            ("cover grid", coverGrid.heapBytes),
+            ("beacon conditions", HeapBytes.of(beacons) + HeapBytes.of(beaconRemoved) + HeapBytes.of(beaconEpochs)
+                + HeapBytes.of(beaconStartingOtherwise)),
+            ("beacon matcher", beaconMatcher.heapBytes),
+        ]
+    }
+
+    /// Identifiers of the monitored conditions, in addition order.
+    var identifiers: [String] {
+        var result: [String] = [], g = 0, b = 0
+        for run in additionRuns {
+            if run > 0 {
+                for i in g..<(g + Int(run)) where !geographic[i].isRemoved { result.append(geographicIdentifiers[i]) }
+                g += Int(run)
+            } else {
+                for i in b..<(b - Int(run)) where !beaconRemoved[i] { result.append(beaconIdentifiers[i]) }
+                b -= Int(run)
+            }
+        }
+        return result
+    }
+}
+
+/// Polygon shapes one thread built for `ConditionCatalog.addAll`, with their positions.
+///
+/// `@unchecked Sendable`: each chunk is filled by one thread, and read only after every thread has
+/// finished.
+private final class PolygonShapeChunk: @unchecked Sendable {
+    var shapes: [(Int, PolygonShape)] = []
+}
