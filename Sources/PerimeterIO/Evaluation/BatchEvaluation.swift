@@ -4,11 +4,9 @@ import Perimeter
 /// events. Memory is the engine's per-device state plus one batch of records and its events; a batch
 /// is cut before the events its devices' starts can produce pass the event budget.
 ///
-/// A run is one value of this type, made and ended by ``run(engine:observations:outputs:badRecords:eventBudget:progress:)``:
-/// it holds the engine, the reader and the outputs for the run's length, so that its steps — read
-/// (`+Reading`), apply in batches (`+Applying`), write events and authorization changes
-/// (`+Writing`), quarantine (`+Quarantine`) — are methods on one state. It is not copyable: it owns
-/// the reader and the outputs, which are not either.
+/// Call ``run(engine:observations:outputs:badRecords:eventBudget:progress:)``: a run is one value of
+/// this type, which holds the engine, the reader and the outputs it is lent for the run's length (so
+/// it is not copyable, as the reader and the outputs are not).
 public struct BatchEvaluation: ~Copyable {
     /// What to do with a bad record.
     public enum BadRecords {
@@ -20,12 +18,14 @@ public struct BatchEvaluation: ~Copyable {
 
     /// Where a run writes: events, and optionally bad records and authorization changes.
     public struct Outputs: ~Copyable {
+        /// Events as JSON Lines.
         public var events: BufferedOutput
         /// Bad records with their reason, when the run quarantines instead of stopping.
         public var quarantine: BufferedOutput?
         /// Authorization changes as JSON Lines (`--authorization-out`).
         public var authorization: BufferedOutput?
 
+        /// The outputs of a run; without a quarantine output, a run stops at the first bad record.
         public init(events: consuming BufferedOutput, quarantine: consuming BufferedOutput? = nil,
                     authorization: consuming BufferedOutput? = nil) {
             self.events = events
@@ -50,6 +50,10 @@ public struct BatchEvaluation: ~Copyable {
     /// this, so that memory stays bounded when many devices start against many conditions that start
     /// `unknown` (some 110 bytes per event held).
     public static let defaultEventBudget = 1 << 20
+
+    // A run's state. Its steps are methods on it, in files by concept: reading (+Reading), applying
+    // the pending records in batches (+Applying, cut by EventBudget), writing events and
+    // authorization changes and finishing (+Writing), quarantining bad records (+Quarantine).
 
     // What the run works on: moved in by `run` and handed back to its caller when the run ends.
     var engine: MonitoringEngine
