@@ -1,10 +1,13 @@
-import Dispatch
 import Perimeter
 
 /// Evaluates a recorded stream: reads records, feeds the engine in batches, writes each batch's
 /// events. Memory is the engine's per-device state plus one batch of records and its events; a batch
 /// is cut before the events its devices' starts can produce pass the event budget.
-public enum BatchEvaluation {
+///
+/// Call ``run(engine:observations:outputs:badRecords:eventBudget:progress:)``: a run is one value of
+/// this type, which holds the engine, the reader and the outputs it is lent for the run's length (so
+/// it is not copyable, as the reader and the outputs are not).
+public struct BatchEvaluation: ~Copyable {
     /// What to do with a bad record.
     public enum BadRecords {
         /// Stop at the first bad record with its error (the default).
@@ -15,12 +18,14 @@ public enum BatchEvaluation {
 
     /// Where a run writes: events, and optionally bad records and authorization changes.
     public struct Outputs: ~Copyable {
+        /// Events as JSON Lines.
         public var events: BufferedOutput
         /// Bad records with their reason, when the run quarantines instead of stopping.
         public var quarantine: BufferedOutput?
         /// Authorization changes as JSON Lines (`--authorization-out`).
         public var authorization: BufferedOutput?
 
+        /// The outputs of a run; without a quarantine output, a run stops at the first bad record.
         public init(events: consuming BufferedOutput, quarantine: consuming BufferedOutput? = nil,
                     authorization: consuming BufferedOutput? = nil) {
             self.events = events
@@ -46,6 +51,68 @@ public enum BatchEvaluation {
     /// `unknown` (some 110 bytes per event held).
     public static let defaultEventBudget = 1 << 20
 
+    // A run's state. Its steps are methods on it, in files by concept: reading (+Reading), applying
+    // the pending records in batches (+Applying, cut by EventBudget), writing events and
+    // authorization changes and finishing (+Writing), quarantining bad records (+Quarantine).
+
+    // What the run works on: moved in by `run` and handed back to its caller when the run ends.
+    var engine: MonitoringEngine
+    var observations: ObservationReader
+    var outputs: Outputs
+
+    let badRecords: BadRecords
+    /// Whether each pending record's text is kept, for the quarantine output should it be refused.
+    let keepTexts: Bool
+    /// The engine's batch threads, which also encode large batches of events.
+    let threads: Int
+
+    let clock = ContinuousClock()
+    let start: ContinuousClock.Instant
+    var lastProgress: ContinuousClock.Instant
+    /// The number of records read at which the clock is next read for progress.
+    var nextProgressCheck = 4096
+    var summary = EvaluationSummary()
+
+    /// The events of the records being applied, until they are written (kept to reuse its storage).
+    var events: [MonitorEvent] = []
+    /// The authorization changes taken from the engine after each write (kept to reuse its storage).
+    var changes: [AuthorizationChange] = []
+    /// One per thread: each encodes and counts its share of a large batch of events.
+    let encoders: [EventChunk]
+
+    /// The engine's number for each device, by the reader's number: no lookup by name per record.
+    /// Devices are named to the engine in the reader's order, which is the order of their first
+    /// records, as the engine would meet them one record at a time.
+    var deviceIDs: [DeviceID] = []
+
+    // Consecutive fixes, and consecutive sightings, wait here to go through the engine's batch paths
+    // (same events, geometry computed cell by cell, devices sharded across its threads); any other
+    // record, and the end, first applies what is pending (one of the two lists at most). Pending
+    // fixes are the engine's records already, made by the reader as it reads (a batch of them is then
+    // handed over as it is, not copied).
+    var pendingFixes: [FixRecord] = []
+    var pendingSightings: [PendingSighting] = []
+    /// The text of each pending record, only when it may have to be quarantined (`keepTexts`).
+    var pendingTexts: [[UInt8]] = []
+    /// The engine's records for a batch of pending sightings (kept to write them in place).
+    var sightingBatch: [SightingRecord] = []
+    /// Where batches are cut so that their devices' start events stay within the event budget.
+    var budget: EventBudget
+
+    private init(engine: consuming MonitoringEngine, observations: consuming ObservationReader, outputs: consuming Outputs,
+                 badRecords: BadRecords, eventBudget: Int) {
+        start = clock.now
+        lastProgress = start
+        self.engine = engine
+        self.observations = observations
+        self.outputs = outputs
+        self.badRecords = badRecords
+        keepTexts = badRecords == .quarantine
+        budget = EventBudget(events: eventBudget)
+        threads = max(1, self.engine.batchThreads)
+        encoders = (0..<threads).map { _ in EventChunk() }
+    }
+
     /// Runs the whole stream.
     ///
     /// - Parameters:
@@ -61,299 +128,35 @@ public enum BatchEvaluation {
                            badRecords: BadRecords = .stop,
                            eventBudget: Int = defaultEventBudget,
                            progress: (EvaluationSummary) -> Void = { _ in }) throws(InputError) -> EvaluationSummary {
-        let clock = ContinuousClock()
-        let start = clock.now
-        var lastProgress = start
-        var summary = EvaluationSummary()
-        var events: [MonitorEvent] = []
-        var changes: [AuthorizationChange] = []
-
-        /// Counts a bad record and quarantines it (its line's bytes as written, or the first of them
-        /// and its length when it was too long to hold), or stops with it.
-        func reject(_ error: InputError, bytes: [UInt8], length: Int? = nil, outputs: inout Outputs) throws(InputError) {
-            summary.rejected += 1
-            guard badRecords == .quarantine, outputs.quarantine != nil, !observations.failed else { throw error }
-            try outputs.quarantine!.append(QuarantineEncoding.jsonLine(error, record: bytes, length: length))
+        // (Moved, not copied: a copy of the engine would copy its state on its first change.)
+        var evaluation = BatchEvaluation(engine: consume engine, observations: consume observations, outputs: consume outputs,
+                                         badRecords: badRecords, eventBudget: eventBudget)
+        let result: Result<EvaluationSummary, InputError>
+        do throws(InputError) {
+            result = .success(try evaluation.evaluate(progress: progress))
+        } catch {
+            result = .failure(error)
         }
+        // The caller gets them back whether the run finished or stopped, as it lent them.
+        engine = evaluation.engine
+        observations = evaluation.observations
+        outputs = evaluation.outputs
+        return try result.get()
+    }
 
-        let threads = max(1, engine.batchThreads)
-        let encoders = (0..<threads).map { _ in EventChunk() }
-        func write(_ events: [MonitorEvent], _ engine: inout MonitoringEngine, outputs: inout Outputs) throws(InputError) {
-            summary.largestWrite = max(summary.largestWrite, events.count)
-            // Large batches of events are encoded and counted in parallel, in chunks written in order.
-            let chunks = events.count >= Self.parallelEncoding ? threads : 1
-            if chunks > 1 {
-                DispatchQueue.concurrentPerform(iterations: chunks) { k in
-                    encoders[k].encode(events[events.count * k / chunks ..< events.count * (k + 1) / chunks])
-                }
-            } else {
-                encoders[0].encode(events[...])
-            }
-            for chunk in encoders[..<chunks] {
-                summary.add(chunk.counts)
-                try outputs.events.append(contentsOf: chunk.bytes)
-            }
-            changes.removeAll(keepingCapacity: true)
-            engine.takeAuthorizationChanges(into: &changes)
-            if outputs.authorization != nil {
-                for change in changes { try outputs.authorization!.append(AuthorizationChangeEncoding.jsonLine(change)) }
-            }
-        }
-
-        // The engine's number for each device, by the reader's number: no lookup by name per record.
-        // Devices are named to the engine in the reader's order, which is the order of their first
-        // records, as the engine would meet them one record at a time.
-        var deviceIDs: [DeviceID] = []
-        func nameDevices(_ engine: inout MonitoringEngine) {
-            observations.nameDevices(&deviceIDs) { _, name in engine.deviceID(name) }
-        }
-        func deviceID(number: Int32, _ engine: inout MonitoringEngine) -> DeviceID {
-            if Int(number) >= deviceIDs.count { nameDevices(&engine) }
-            return deviceIDs[Int(number)]
-        }
-
-        // Consecutive fixes, and consecutive sightings, go through the engine's batch paths (same
-        // events, geometry computed cell by cell, devices sharded across its threads); any other
-        // record, and the end, first applies what is pending (one of the two lists at most).
-        // Reading, evaluating and writing take turns, each on every thread: run side by side they
-        // only competed for the same cores. The text of a pending record is kept only when it may
-        // have to be quarantined. Pending fixes are the engine's records already, made by the reader
-        // as it reads (a batch of them is then handed over as it is, not copied).
-        var pending: [FixRecord] = []
-        var pendingSightings: [(deviceNumber: Int32, sighting: BeaconSighting, line: Int)] = []
-        var pendingTexts: [[UInt8]] = []
-        var sightingBatch: [SightingRecord] = []
-        let keepTexts = badRecords == .quarantine
-
-        /// Where the batch of the pending records from `start` ends: before the first record whose
-        /// device's start would take the batch's start events past the budget (each device counted
-        /// once), and after at least one record. Every pending record's device is named already.
-        var budgetMarks: [UInt32] = [], budgetMark: UInt32 = 0
-        func batchEnd(from start: Int, count: Int, device: (Int) -> DeviceID, _ engine: inout MonitoringEngine) -> Int {
-            guard engine.hasStartEvents else { return count }
-            budgetMark &+= 1
-            var events = 0
-            for k in start..<count {
-                let id = device(k), n = Int(id.index)
-                if n >= budgetMarks.count { budgetMarks += repeatElement(0, count: n + 1 - budgetMarks.count) }
-                guard budgetMarks[n] != budgetMark else { continue }
-                budgetMarks[n] = budgetMark
-                events += engine.startEventBound(id)
-                if events > eventBudget && k > start { return k }
-            }
-            return count
-        }
-
-        /// Applies the pending fixes or sightings and writes their events; a refused record is
-        /// rejected and the rest of the batch applied after it, as often as records are refused.
-        func drain(_ engine: inout MonitoringEngine, outputs: inout Outputs) throws(InputError) {
-            // A few records (fixes and sightings that alternate) one at a time: a batch's set-up
-            // (a slot per device, threads) would cost more than they do.
-            if pending.count + pendingSightings.count < Self.smallestBatch {
-                for (k, p) in pending.enumerated() {
-                    try applyOne(.fix(p.fix), device: p.device, line: p.cause, text: keepTexts ? pendingTexts[k] : [],
-                                 &engine, outputs: &outputs)
-                }
-                for (k, p) in pendingSightings.enumerated() {
-                    try applyOne(.sighting(p.sighting), device: deviceID(number: p.deviceNumber, &engine), line: p.line,
-                                 text: keepTexts ? pendingTexts[k] : [], &engine, outputs: &outputs)
-                }
-                pending.removeAll(keepingCapacity: true)
-                pendingSightings.removeAll(keepingCapacity: true)
-                pendingTexts.removeAll(keepingCapacity: true)
-                return
-            }
-            nameDevices(&engine)
-            let ids = deviceIDs
-            // (Pending fixes are a batch as they stand: only a batch cut short by the event budget is a copy.)
-            try applyInBatches(pending, device: \.device, line: \.cause, &engine, outputs: &outputs,
-                               records: { $0 == pending.indices ? pending : Array(pending[$0]) },
-                               process: { records, engine, events throws(BatchProblem) in try engine.process(records, into: &events) })
-            try applyInBatches(pendingSightings, device: { ids[Int($0.deviceNumber)] }, line: \.line, &engine, outputs: &outputs,
-                               records: { range in
-                                   fill(&sightingBatch, from: pendingSightings, range) {
-                                       SightingRecord(device: ids[Int($0.deviceNumber)], sighting: $0.sighting, cause: $0.line)
-                                   }
-                                   return sightingBatch
-                               },
-                               process: { records, engine, events throws(BatchProblem) in try engine.process(records, into: &events) })
-            pending.removeAll(keepingCapacity: true)
-            pendingSightings.removeAll(keepingCapacity: true)
-            pendingTexts.removeAll(keepingCapacity: true)
-        }
-
-        /// Applies pending fixes or sightings through the engine's batch path, in batches cut at the
-        /// event budget (`batchEnd`), each batch the engine's records `records` gives for a range of
-        /// pending ones (every device already named to the engine).
-        func applyInBatches<Pending, Record>(
-            _ pending: [Pending], device: (Pending) -> DeviceID, line: (Pending) -> Int,
-            _ engine: inout MonitoringEngine, outputs: inout Outputs, records: (Range<Int>) -> [Record],
-            process: ([Record], inout MonitoringEngine, inout [MonitorEvent]) throws(BatchProblem) -> Void
-        ) throws(InputError) {
-            var start = 0
-            while start < pending.count {
-                let end = batchEnd(from: start, count: pending.count, device: { device(pending[$0]) }, &engine)
-                let records = records(start..<end)
-                try applyRejectingRefused(count: records.count, textsFrom: start, cause: { line(pending[start + $0]) }, &engine,
-                                          outputs: &outputs) { from, engine, events throws(BatchProblem) in
-                    try process(from == 0 ? records : Array(records[from...]), &engine, &events)
-                }
-                start = end
-            }
-        }
-
-        /// Sets `batch` to the records `record` makes of `pending[range]`, made in parallel chunks for a
-        /// large batch (a serial part of every batch otherwise). The array keeps its size from batch
-        /// to batch where it can, so that the records are written in place, without a first pass.
-        func fill<Pending, Record>(_ batch: inout [Record], from pending: [Pending], _ range: Range<Int>,
-                                   _ record: @escaping (Pending) -> Record) {
-            let n = range.count
-            if batch.count > n {
-                batch.removeLast(batch.count - n)
-            } else if batch.count < n {
-                batch.append(contentsOf: repeatElement(record(pending[range.lowerBound]), count: n - batch.count))
-            }
-            let chunks = n >= Self.parallelRecords ? threads : 1
-            batch.withUnsafeMutableBufferPointer { out in
-                // (Each chunk writes its own part of `out` and only reads the rest.)
-                nonisolated(unsafe) let out = out, pending = pending, record = record
-                DispatchQueue.concurrentPerform(iterations: chunks) { k in
-                    for j in n * k / chunks ..< n * (k + 1) / chunks { out[j] = record(pending[range.lowerBound + j]) }
-                }
-            }
-        }
-
-        /// Applies one record and writes its events; a refused record is rejected after the events
-        /// that the time before it produced.
-        func applyOne(_ observation: Observation, device: DeviceID, line: Int, text: @autoclosure () -> [UInt8],
-                      _ engine: inout MonitoringEngine, outputs: inout Outputs) throws(InputError) {
-            events.removeAll(keepingCapacity: true)
-            do throws(ObservationProblem) {
-                try engine.process(observation, device: device, cause: line, into: &events)
-            } catch {
-                try write(events, &engine, outputs: &outputs)
-                events.removeAll(keepingCapacity: true)
-                try reject(InputError(file: observations.file, line: line, field: error.field, message: error.message),
-                           bytes: text(), outputs: &outputs)
-            }
-            try write(events, &engine, outputs: &outputs)
-        }
-
-        /// Applies a batch of `count` records from its start, then after each record it refuses
-        /// (rejected, with its line `cause(k)`), writing the events each time. The batch's texts are
-        /// the pending texts from `textsFrom` on.
-        func applyRejectingRefused(count: Int, textsFrom: Int, cause: (Int) -> Int, _ engine: inout MonitoringEngine,
-                                   outputs: inout Outputs,
-                                   _ apply: (Int, inout MonitoringEngine, inout [MonitorEvent]) throws(BatchProblem) -> Void)
-            throws(InputError) {
-            var from = 0
-            while from < count {
-                events.removeAll(keepingCapacity: true)
-                var refusal: BatchProblem?
-                do throws(BatchProblem) {
-                    try apply(from, &engine, &events)
-                } catch {
-                    refusal = error
-                }
-                try write(events, &engine, outputs: &outputs)
-                guard let refusal else { break }
-                let bad = from + refusal.index
-                try reject(InputError(file: observations.file, line: cause(bad), field: refusal.problem.field,
-                                      message: refusal.problem.message),
-                           bytes: keepTexts ? pendingTexts[textsFrom + bad] : [], outputs: &outputs)
-                from = bad + 1
-            }
-        }
-
-        var nextProgressCheck = 4096
+    /// Reads the stream to its end, a run of plain fixes or one other record at a time, applying
+    /// and writing as it goes; then finishes.
+    ///
+    /// Reading, evaluating and writing take turns, each on every thread: run side by side they only
+    /// competed for the same cores.
+    mutating func evaluate(progress: (EvaluationSummary) -> Void) throws(InputError) -> EvaluationSummary {
         while true {
-            if summary.recordsRead >= nextProgressCheck {
-                nextProgressCheck = summary.recordsRead + 4096
-                let now = clock.now
-                if now - start > .seconds(2) && now - lastProgress >= .seconds(1) {
-                    lastProgress = now
-                    summary.elapsedSeconds = (now - start).seconds
-                    progress(summary)
-                }
-            }
-            // Runs of plain fixes in bulk (one at a time when their texts are kept); anything else
-            // one record at a time.
-            let room = Self.batchSize - pending.count
-            // (While sightings are pending, a fix comes through next(), which applies them first.)
-            let plain = !pendingSightings.isEmpty ? 0
-                : observations.readPlainFixes(into: &pending, limit: keepTexts ? 1 : room, deviceIDs: &deviceIDs) { _, name in
-                    engine.deviceID(name)
-                }
-            if plain > 0 {
-                summary.recordsRead += plain
-                if keepTexts { pendingTexts.append(observations.currentLineBytes) }
-                if pending.count >= Self.batchSize { try drain(&engine, outputs: &outputs) }
-                continue
-            }
+            reportProgressIfDue(progress)
+            if try readPlainFixes() { continue }
             guard let next = observations.next() else { break }
             summary.recordsRead += 1
-            switch next {
-            case .success(let record):
-                if case .fix(let fix) = record.observation {
-                    if !pendingSightings.isEmpty { try drain(&engine, outputs: &outputs) }
-                    pending.append(FixRecord(device: deviceID(number: record.deviceNumber, &engine), fix: fix, cause: record.line))
-                    if keepTexts { pendingTexts.append(observations.currentLineBytes) }
-                    if pending.count >= Self.batchSize { try drain(&engine, outputs: &outputs) }
-                    break
-                }
-                if case .sighting(let sighting) = record.observation {
-                    if !pending.isEmpty { try drain(&engine, outputs: &outputs) }
-                    pendingSightings.append((record.deviceNumber, sighting, record.line))
-                    if keepTexts { pendingTexts.append(observations.currentLineBytes) }
-                    if pendingSightings.count >= Self.batchSize { try drain(&engine, outputs: &outputs) }
-                    break
-                }
-                try drain(&engine, outputs: &outputs)
-                try applyOne(record.observation, device: deviceID(number: record.deviceNumber, &engine), line: record.line,
-                             text: observations.currentLineBytes, &engine, outputs: &outputs)
-            case .failure(let error):
-                try drain(&engine, outputs: &outputs)
-                try reject(error, bytes: observations.currentLineBytes, length: observations.currentLineLength, outputs: &outputs)
-            }
+            try take(next)
         }
-        try drain(&engine, outputs: &outputs)
-        events.removeAll(keepingCapacity: true)
-        engine.finish(into: &events)
-        try write(events, &engine, outputs: &outputs)
-        try outputs.events.flush()
-        try outputs.quarantine?.flush()
-        try outputs.authorization?.flush()
-        summary.heldAtEnd = engine.heldEventCount
-        summary.requests = engine.requestOutcomes
-        summary.elapsedSeconds = (clock.now - start).seconds
-        return summary
+        return try finish()
     }
 }
-
-/// One thread's share of a batch's events: their JSON Lines, and their counts for the summary.
-///
-/// `@unchecked Sendable`: each chunk is filled by one thread, and read only after every thread has
-/// finished; for the same reason its properties skip the runtime's exclusivity checks (two per event).
-final class EventChunk: @unchecked Sendable {
-    @exclusivity(unchecked) private(set) var bytes: [UInt8] = []
-    @exclusivity(unchecked) private(set) var counts = EventCounts()
-
-    func encode(_ events: ArraySlice<MonitorEvent>) {
-        bytes.removeAll(keepingCapacity: true)
-        counts.removeAll()
-        events.withUnsafeBufferPointer { events in
-            for k in events.indices {
-                counts.count(events[k])
-                EventEncoding.append(events[k], to: &bytes)
-            }
-        }
-    }
-}
-
-extension Duration {
-    var seconds: Double {
-        let (s, attoseconds) = components
-        return Double(s) + Double(attoseconds) / 1e18
-    }
-}
-
