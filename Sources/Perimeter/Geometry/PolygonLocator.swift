@@ -14,12 +14,12 @@ import Foundation
 /// retain, where a struct of these fields was copied whole (a value-witness call) for every reading.
 final class PolygonLocator: Sendable {
     let minX: Double, minY: Double, maxX: Double, maxY: Double
-    private let stripeCount: Int
-    private let stripeScale: Double
-    private let columns: Int
+    let stripeCount: Int
+    let stripeScale: Double
+    let columns: Int
     private let rows: Int
-    private let cellScaleX: Double
-    private let cellScaleY: Double
+    let cellScaleX: Double
+    let cellScaleY: Double
     /// Metres that k − 1 cells of clearance guarantee, per cell: the smaller cell side at the
     /// latitude of the box nearest a pole, with 1 % to spare for the sphere.
     private let metresPerClearanceCell: Double
@@ -44,17 +44,17 @@ final class PolygonLocator: Sendable {
     private let ringEdgeCounts: [Int32]
     /// Horizontal stripes: edges whose latitude range reaches stripe k are
     /// stripeEdges[stripeStart[k] ..< stripeStart[k + 1]] (edge numbers: their first vertices).
-    private let stripeStart: [Int32]
-    private let stripeEdges: [Int32]
+    let stripeStart: [Int32]
+    let stripeEdges: [Int32]
     /// Raster: cells[row * columns + column] is outside (0), inside (1) or boundary (2).
-    private let cells: [UInt8]
+    let cells: [UInt8]
     /// What else a reading needs of a cell, in one byte. The low seven bits are its clearance, the
     /// Chebyshev distance in cells to the nearest boundary cell (capped at 127: 0 for a boundary
     /// cell). A boundary cell sets the top bit, and its low two bits are its reference, where its
     /// centre lies (outside 0, inside 1, on the boundary 2), with which a point in the cell is
     /// answered from the cell's edges alone (`cellCovers`). One array serves both, and a boundary
     /// cell's clearance reads as 0 without a look at its state.
-    private let cellDetails: [UInt8]
+    let cellDetails: [UInt8]
     /// Blocks of 8 × 8 cells: inside or outside when all of a block's cells are, else boundary. Small
     /// enough to stay in cache when the raster does not (a continent's is megabytes), so that most
     /// points far from the boundary are answered without reading the raster.
@@ -152,9 +152,6 @@ final class PolygonLocator: Sendable {
             if !Self.isSeamEdge(x1, y1, x2, y2) { body(x1, y1, x2, y2) }
         }
     }
-
-    /// How many edges the stripes list in all (an edge once for each stripe it reaches): for tests.
-    var stripeEdgeCount: Int { stripeEdges.count }
 
     static let outside: UInt8 = 0
     static let inside: UInt8 = 1
@@ -340,7 +337,7 @@ final class PolygonLocator: Sendable {
     /// The centre of raster cell (`column`, `row`): the same doubles when the raster is built and
     /// when it is queried.
     @inline(__always)
-    private static func centre(column: Int, row: Int, minX: Double, minY: Double, scaleX: Double, scaleY: Double) -> (Double, Double) {
+    static func centre(column: Int, row: Int, minX: Double, minY: Double, scaleX: Double, scaleY: Double) -> (Double, Double) {
         (minX + (Double(column) + 0.5) / scaleX, minY + (Double(row) + 0.5) / scaleY)
     }
 
@@ -415,31 +412,6 @@ final class PolygonLocator: Sendable {
                     references[cell] = side
                     eastSide = side
                 }
-            }
-        }
-        return references
-    }
-
-    /// Whether the references equal those of the plain version (a stripe count per cell): for tests.
-    func referencesEqualStripeCounts() -> Bool {
-        let references = cells.indices.map { cells[$0] == Self.boundary ? cellDetails[$0] & 3 : Self.noReference }
-        return references == Self.references(cells: cells, columns: columns, minX: minX, minY: minY, scaleX: cellScaleX,
-                                             scaleY: cellScaleY, vertices: vertices, stripeCount: stripeCount, stripeScale: stripeScale,
-                                             stripeStart: stripeStart, stripeEdges: stripeEdges)
-    }
-
-    /// Each boundary cell's reference: where its centre lies, by GEOS's count over the centre's stripe.
-    private static func references(cells: [UInt8], columns: Int, minX: Double, minY: Double, scaleX: Double, scaleY: Double,
-                                   vertices: [Double], stripeCount: Int, stripeScale: Double,
-                                   stripeStart: [Int32], stripeEdges: [Int32]) -> [UInt8] {
-        var references = [UInt8](repeating: noReference, count: cells.count)
-        for cell in cells.indices where cells[cell] == boundary {
-            let (qx, qy) = centre(column: cell % columns, row: cell / columns, minX: minX, minY: minY, scaleX: scaleX, scaleY: scaleY)
-            switch rayCrossingLocation(qx, qy, vertices: vertices, stripeCount: stripeCount, stripeScale: stripeScale, minY: minY,
-                                       stripeStart: stripeStart, stripeEdges: stripeEdges) {
-            case .inside: references[cell] = inside
-            case .outside: references[cell] = outside
-            case .boundary: break
             }
         }
         return references
@@ -806,12 +778,12 @@ final class PolygonLocator: Sendable {
     }
 
     /// Where a point lies.
-    private enum Location {
+    enum Location {
         case inside, outside, boundary
     }
 
     /// Where GEOS's count over the edges of the point's stripe puts it.
-    private static func rayCrossingLocation(_ x: Double, _ y: Double, vertices: [Double], stripeCount: Int, stripeScale: Double,
+    static func rayCrossingLocation(_ x: Double, _ y: Double, vertices: [Double], stripeCount: Int, stripeScale: Double,
                                             minY: Double, stripeStart: [Int32], stripeEdges: [Int32]) -> Location {
         let k = min(stripeCount - 1, max(0, Int((y - minY) * stripeScale)))
         var crossings = 0

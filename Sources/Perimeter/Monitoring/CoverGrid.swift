@@ -107,7 +107,7 @@ struct CoverGrid: Sendable, Equatable {
     private(set) var latitudeStep = 1.0, longitudeStep = 1.0
     private(set) var rows = 0, columns = 0
     private var cellStart: [UInt32] = [0]
-    private var entries: [UInt32] = []
+    private(set) var entries: [UInt32] = []
     /// How `entries` are packed.
     private(set) var packing = EntryCode(conditions: 0, largestClearance: 1)
     /// Per row: cos of the centres' latitude, and a distance within which every point of a cell
@@ -138,9 +138,6 @@ struct CoverGrid: Sendable, Equatable {
 
     /// Whether no cell lists any condition (every condition is in `excluded` or added since).
     var holdsNoEntries: Bool { entries.isEmpty }
-
-    /// How many entries the cells list in all.
-    var entryCount: Int { entries.count }
 
     /// An empty grid (nothing built yet).
     init() {}

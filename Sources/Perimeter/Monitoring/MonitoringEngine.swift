@@ -10,9 +10,7 @@ public struct MonitoringEngine: Sendable {
     /// The policy values (SPEC "Policy values") every device is evaluated with.
     public let policy: MonitoringPolicy
     var catalog: ConditionCatalog
-    private var devices: [DeviceState] = []
-    /// The devices' state, for tests of its size.
-    var devicesForTesting: [DeviceState] { devices }
+    private(set) var devices: [DeviceState] = []
     private var deviceIndex: [String: Int] = [:]
     /// The latest record time seen from any device: the stream time at which a condition is added.
     private var latestTime: Timestamp?
