@@ -6,8 +6,9 @@ import Testing
 
 /// Paths and helpers shared by the I/O and end-to-end tests.
 enum Fixture {
-    /// The package root, found from this file's location.
-    static let root: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    /// The package root, found from this file's location (Tests/PerimeterIOTests/Support/).
+    static let root: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
 
     static func path(_ relative: String) -> String {
         root.appendingPathComponent("Fixtures").appendingPathComponent(relative).path
