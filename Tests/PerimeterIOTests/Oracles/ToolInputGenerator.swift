@@ -84,16 +84,18 @@ extension ToolOracleTests {
             return "\(n / scale)." + padded(n % scale, digits)
         }
 
+        /// Foundation's Gregorian calendar in UTC: it names the days here, not day arithmetic like the
+        /// reader's (`RFC3339`), so that a date the reader gets wrong cannot be wrong here the same way.
+        static let utc: Calendar = {
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = TimeZone(identifier: "UTC")!
+            return calendar
+        }()
+
+        /// The year, month and day of the day `days` days after 1970-01-01.
         static func civil(_ days: Int64) -> (Int64, Int64, Int64) {
-            let z = days + 719_468
-            let era = (z >= 0 ? z : z - 146_096) / 146_097
-            let doe = z - era * 146_097
-            let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-            let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-            let mp = (5 * doy + 2) / 153
-            let d = doy - (153 * mp + 2) / 5 + 1
-            let m = mp < 10 ? mp + 3 : mp - 9
-            return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
+            let date = utc.dateComponents([.year, .month, .day], from: Date(timeIntervalSince1970: Double(days) * 86_400))
+            return (Int64(date.year!), Int64(date.month!), Int64(date.day!))
         }
 
         static func rfc3339(_ ns: Int64, offsetMinutes: Int64, fractionDigits: Int) -> String {
