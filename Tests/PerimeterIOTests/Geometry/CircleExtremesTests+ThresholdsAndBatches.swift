@@ -4,6 +4,8 @@ import Testing
 @testable import Perimeter
 @testable import PerimeterIO
 
+/// Sections 4–6 of `CircleExtremesTests`: exact thresholds and cells, many devices three ways, and
+/// adding and removing between batches.
 extension CircleExtremesTests {
     // MARK: 4. Exact thresholds and cells
 

@@ -4,6 +4,7 @@ import Testing
 @testable import Perimeter
 @testable import PerimeterIO
 
+/// The tool's flags and its summary, end to end.
 extension EndToEndTests {
     /// A duration flag beyond 64-bit nanoseconds means never (it once overflowed to zero: held events
     /// expired and beacon exits fired at once); NaN and negative ones are refused.
