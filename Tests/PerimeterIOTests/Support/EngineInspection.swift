@@ -45,6 +45,11 @@ extension PolygonLocator {
     }
 }
 
+extension ObservationReader {
+    /// Bytes the line reader searched for newlines after refilling its buffer.
+    var bytesSearchedAfterRefill: Int { lines.bytesSearchedAfterRefill }
+}
+
 extension JSONText {
     /// `String(value)`'s bytes, with zeros in front of the digits up to `width` characters (the sign
     /// counting as one; at most 32).
