@@ -42,16 +42,14 @@ struct ExitQueue {
     /// asks whether anything is due, and most find nothing without touching the arrays' memory.
     private(set) var nextDue = Timestamp.distantFuture
     /// Entries in (due, condition) order from `head` on; those before `head` were popped.
-    private var run: [Entry] = []
+    private(set) var run: [Entry] = []
     private var head = 0
     /// Entries that did not fit at the back of `run`, as a binary min-heap.
-    private var heap: [Entry] = []
+    private(set) var heap: [Entry] = []
     /// How far back from the end of `run` a push may still be inserted.
     static let insertionReach = 8
 
     var count: Int { run.count - head + heap.count }
-    /// Entries the arrays hold, popped ones included (what the queue's memory follows).
-    var storedCount: Int { run.count + heap.count }
 
     var first: Entry? {
         let inRun = head < run.count ? run[head] : nil

@@ -4,7 +4,7 @@ import CBuiltins
 /// device state: the stateless question peers such as GEOS answer, through the engine's index and
 /// exact predicates. A value: copy one per thread.
 public struct ContainmentQuery: Sendable {
-    private let catalog: ConditionCatalog
+    let catalog: ConditionCatalog
     private var stamps: [UInt32] = []
     private var stamp: UInt32 = 0
     private var candidates: [Int32] = []
@@ -159,13 +159,6 @@ extension ContainmentQuery {
         }
         conditions.removeLast()
     }
-
-    /// Whether a batch tests each point against a few polygons directly.
-    var testsPolygonsDirectly: Bool { catalog.fewPolygons() != nil }
-
-    /// Whether the query has no cover grid (every condition too large for one) and uses the
-    /// condition index alone.
-    var isUsingConditionIndexOnly: Bool { catalog.coverGrid.isEmpty }
 
     /// Appends the positions (in addition order among beacon conditions) of the beacon conditions a
     /// sighted identity matches.

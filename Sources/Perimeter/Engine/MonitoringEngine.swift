@@ -11,8 +11,6 @@ public struct MonitoringEngine: Sendable {
     public let policy: MonitoringPolicy
     var catalog: ConditionCatalog
     private(set) var devices: [DeviceState] = []
-    /// The devices' state, for tests of its size.
-    var devicesForTesting: [DeviceState] { devices }
     private(set) var deviceIndex: [String: Int] = [:]
     /// The latest record time seen from any device: the stream time at which a condition is added.
     private(set) var latestTime: Timestamp?

@@ -56,17 +56,10 @@ struct BeaconKeyTable: Sendable {
     /// The buckets' memory, as words: one bucket more than `mask + 1`, so that they can start on a
     /// cache line wherever the heap put the words. Buckets are read and written through raw pointers.
     private var words: [UInt64]
-    private var mask = 0
+    private(set) var mask = 0
     /// What a probe returns for a key the table does not have.
     let absent: Int32
     var heapBytes: Int { HeapBytes.of(words) }
-
-    /// How many buckets had a key go past them, for the tests.
-    var overflowedBuckets: Int {
-        withBuckets { buckets in
-            (0...mask).count { buckets.load(fromByteOffset: $0 * 64 + Bucket.overflowedOffset, as: Int32.self) != 0 }
-        }
-    }
 
     private static let bucketWords = MemoryLayout<Bucket>.stride / 8
 
@@ -115,7 +108,7 @@ struct BeaconKeyTable: Sendable {
 
     /// Calls `body` with the aligned run of buckets.
     @inline(__always)
-    private func withBuckets<R>(_ body: (UnsafeRawPointer) -> R) -> R {
+    func withBuckets<R>(_ body: (UnsafeRawPointer) -> R) -> R {
         words.withUnsafeBufferPointer { body(Self.aligned(UnsafeRawPointer($0.baseAddress!))) }
     }
 

@@ -19,7 +19,7 @@ struct BeaconMatcher: Sendable {
     /// `byUUID` answers `none` for it.
     private var unknownUUID: Int32 = 0
     /// Per form: UUID + major + minor, UUID + major.
-    private var exact = BeaconKeyTable([], absent: none), byMajor = BeaconKeyTable([], absent: none)
+    private(set) var exact = BeaconKeyTable([], absent: none), byMajor = BeaconKeyTable([], absent: none)
     /// The value of the conditions that name a UUID alone, by the UUID's number (`unknownUUID` last).
     private var byUUID: [Int32] = [Self.none]
     /// Runs of conditions that share an identity: (first, count) in `lists`, for a value `~run`.
@@ -36,9 +36,6 @@ struct BeaconMatcher: Sendable {
         HeapBytes.of(uuidSlots) + exact.heapBytes + byMajor.heapBytes + HeapBytes.of(byUUID) + HeapBytes.of(runs)
             + HeapBytes.of(lists)
     }
-
-    /// How many buckets of the keyed tables have keys that went past them, for the tests.
-    var overflowedBuckets: Int { exact.overflowedBuckets + byMajor.overflowedBuckets }
 
     init() {}
 

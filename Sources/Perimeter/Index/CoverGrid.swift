@@ -54,9 +54,6 @@ struct CoverGrid: Sendable, Equatable {
     /// Whether no cell lists any condition (every condition is in `excluded` or added since).
     var holdsNoEntries: Bool { entries.isEmpty }
 
-    /// How many entries the cells list in all.
-    var entryCount: Int { entries.count }
-
     /// An empty grid (nothing built yet).
     init() {}
 

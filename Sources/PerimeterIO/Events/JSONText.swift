@@ -9,12 +9,6 @@ enum JSONText {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// `String(value)`'s bytes, with zeros in front of the digits up to `width` characters (the sign
-    /// counting as one; at most 32).
-    static func appendDecimal(_ value: Int, width: Int = 1, to out: inout [UInt8]) {
-        ByteWriter.append(to: &out, capacity: 40) { $0.writeDecimal(value, width: width) }
-    }
-
     static func quotedOrNull(_ s: String?) -> String {
         s.map(quoted) ?? "null"
     }

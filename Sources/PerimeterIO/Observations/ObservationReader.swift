@@ -13,7 +13,7 @@ public struct ObservationReader: ~Copyable {
     public let file: String
     /// The format in use; `nil` until the first line is read when neither caller nor name said.
     public private(set) var format: ObservationFormat?
-    private var lines: LineReader
+    private(set) var lines: LineReader
     private var csvHeader: [String]?
     private var csvColumns: PlainRecordDecoder.CSVColumns?
     private var devices = DeviceNames()
@@ -46,8 +46,6 @@ public struct ObservationReader: ~Copyable {
     public var currentLineText: String { String(decoding: lines.line, as: UTF8.self) }
     /// The number of the line last read.
     public var currentLine: Int { lines.lineNumber }
-    /// Bytes the line reader searched for newlines after refilling its buffer (for the tests).
-    var bytesSearchedAfterRefill: Int { lines.bytesSearchedAfterRefill }
 
     /// The next record, or the error that keeps the next line from being one; `nil` at the end.
     public mutating func next() -> Result<ObservationRecord, InputError>? {

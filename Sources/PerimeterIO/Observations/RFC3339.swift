@@ -78,7 +78,7 @@ public enum RFC3339 {
     }
 
     /// The value of the `count` digits at `at` in `b`, if they are there and all digits.
-    private static func digits(_ b: UnsafeBufferPointer<UInt8>, _ at: Int, _ count: Int) -> Int? {
+    static func digits(_ b: UnsafeBufferPointer<UInt8>, _ at: Int, _ count: Int) -> Int? {
         guard at + count <= b.count else { return nil }
         var v = 0
         for i in at..<(at + count) {
@@ -87,21 +87,6 @@ public enum RFC3339 {
             v = v * 10 + d
         }
         return v
-    }
-
-    /// `head(_:)` a byte at a time: the tests' oracle.
-    static func headByBytes(_ b: UnsafeBufferPointer<UInt8>) -> (Int, Int, Int, Int, Int, Int)? {
-        func digits(_ at: Int, _ count: Int) -> Int? { RFC3339.digits(b, at, count) }
-        guard b.count >= 20,
-              let year = digits(0, 4), b[4] == UInt8(ascii: "-"),
-              let month = digits(5, 2), b[7] == UInt8(ascii: "-"),
-              let day = digits(8, 2),
-              b[10] == UInt8(ascii: "T") || b[10] == UInt8(ascii: "t") || b[10] == UInt8(ascii: " "),
-              let hour = digits(11, 2), b[13] == UInt8(ascii: ":"),
-              let minute = digits(14, 2), b[16] == UInt8(ascii: ":"),
-              let second = digits(17, 2)
-        else { return nil }
-        return (year, month, day, hour, minute, second)
     }
 
     /// Parses decimal Unix seconds as written (`1709280000`, `-5`, `1709280000.123456789`,

@@ -135,31 +135,6 @@ extension PolygonLocator {
         return references
     }
 
-    /// Whether the references equal those of the plain version (a stripe count per cell): for tests.
-    func referencesEqualStripeCounts() -> Bool {
-        let references = cells.indices.map { cells[$0] == Self.boundary ? cellDetails[$0] & 3 : Self.noReference }
-        return references == Self.references(cells: cells, columns: columns, minX: minX, minY: minY, scaleX: cellScaleX,
-                                             scaleY: cellScaleY, vertices: vertices, stripeCount: stripeCount, stripeScale: stripeScale,
-                                             stripeStart: stripeStart, stripeEdges: stripeEdges)
-    }
-
-    /// Each boundary cell's reference: where its centre lies, by GEOS's count over the centre's stripe.
-    static func references(cells: [UInt8], columns: Int, minX: Double, minY: Double, scaleX: Double, scaleY: Double,
-                                   vertices: [Double], stripeCount: Int, stripeScale: Double,
-                                   stripeStart: [Int32], stripeEdges: [Int32]) -> [UInt8] {
-        var references = [UInt8](repeating: noReference, count: cells.count)
-        for cell in cells.indices where cells[cell] == boundary {
-            let (qx, qy) = centre(column: cell % columns, row: cell / columns, minX: minX, minY: minY, scaleX: scaleX, scaleY: scaleY)
-            switch rayCrossingLocation(qx, qy, vertices: vertices, stripeCount: stripeCount, stripeScale: stripeScale, minY: minY,
-                                       stripeStart: stripeStart, stripeEdges: stripeEdges) {
-            case .inside: references[cell] = inside
-            case .outside: references[cell] = outside
-            case .boundary: break
-            }
-        }
-        return references
-    }
-
     static let noReference: UInt8 = 2
 
     /// Each block's state: its cells' if they all agree (inside or outside), else boundary.

@@ -153,9 +153,6 @@ final class PolygonLocator: Sendable {
         }
     }
 
-    /// How many edges the stripes list in all (an edge once for each stripe it reaches): for tests.
-    var stripeEdgeCount: Int { stripeEdges.count }
-
     static let outside: UInt8 = 0
     static let inside: UInt8 = 1
     static let boundary: UInt8 = 2
