@@ -21,6 +21,7 @@ extension MonitorEvent: Encodable {
         case uuid, major, minor
     }
 
+    /// Encodes the event line's members; `reason` and `refinement` as null when the event has none.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: Key.self)
         try container.encode(device, forKey: .device)

@@ -27,7 +27,8 @@ enum InputFile {
         var status = stat()
         // A regular file's size, to read it in one go; else (a pipe) in chunks until it ends.
         let expected = fstat(descriptor, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG ? Int(status.st_size) : 0
-        var data = Data(count: max(expected, 1 << 16))
+        // (One byte more than the file, so that the read that finds its end needs no larger buffer.)
+        var data = Data(count: max(expected + 1, 1 << 16))
         var count = 0
         while true {
             if count == data.count { data.count *= 2 }
