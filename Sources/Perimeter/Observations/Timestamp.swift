@@ -67,6 +67,22 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
         return text + "Z"
     }
 
+    /// The instant as decimal seconds since the Unix epoch, exact and with the fraction it has:
+    /// `1772352005`, `1772352005.25`, `-0.5` — as a record that gives its time in Unix seconds
+    /// writes it.
+    public var unixSecondsText: String {
+        let magnitude = nanosecondsSinceEpoch.magnitude
+        var text = (nanosecondsSinceEpoch < 0 ? "-" : "") + String(magnitude / 1_000_000_000)
+        let fraction = magnitude % 1_000_000_000
+        if fraction != 0 {
+            var nine = String(fraction)
+            nine = String(repeating: "0", count: 9 - nine.count) + nine
+            while nine.last == "0" { nine.removeLast() }
+            text += "." + nine
+        }
+        return text
+    }
+
     /// The proleptic Gregorian date of a day counted from 1970-01-01 (H. Hinnant's `civil_from_days`).
     private static func civilDate(daysSinceEpoch days: Int64) -> (year: Int64, month: Int64, day: Int64) {
         let z = days + 719_468
