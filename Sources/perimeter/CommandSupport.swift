@@ -13,10 +13,21 @@ enum CommandSupport {
         line.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
     }
 
-    /// Prints `message` on standard error and returns the exit code for bad input.
+    /// Prints `message` on standard error and returns the exit status for refused input.
     static func fail(_ message: String) -> ExitCode {
         printError("perimeter: error: " + message.replacingNewlines(with: "\nperimeter: error: "))
-        return ExitCode(1)
+        return ExitStatus.refused
+    }
+
+    /// Prints `message` on standard error as a warning: the run goes on, and its status is unchanged.
+    static func warn(_ message: String) {
+        printError("perimeter: warning: " + message)
+    }
+
+    /// The warning for a conditions file without conditions: nothing can produce an event.
+    static func warnIfEmpty(_ definitions: [ConditionDefinition], path: String) {
+        guard definitions.isEmpty else { return }
+        warn("\(path): no conditions (the FeatureCollection has no features), so no event can come")
     }
 
     /// The processors this process may run on (its affinity mask, which `taskset` and container
@@ -45,10 +56,11 @@ enum CommandSupport {
         } catch {
             throw fail(error.description)
         }
+        warnIfEmpty(definitions, path: path)
         var engine = MonitoringEngine(policy: policy)
         engine.batchThreads = threads
         do {
-            try engine.add(contentsOf: definitions.map { ($0.condition, $0.identifier, $0.assuming) })
+            try engine.add(contentsOf: definitions)
         } catch {
             // (The reader refuses duplicate identifiers first; this names the line all the same.)
             let line = definitions.last { if case .duplicateIdentifier(let id) = error { $0.identifier == id } else { false } }?.line

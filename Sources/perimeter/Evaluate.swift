@@ -5,7 +5,20 @@ import PerimeterIO
 
 struct Evaluate: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Evaluate a recorded stream of fixes and sightings against conditions; write monitor events as JSON Lines."
+        abstract: "Evaluate a recorded stream of fixes and sightings against conditions; write monitor events as JSON Lines.",
+        discussion: """
+            Events go to standard output (or --out), one JSON object a line; a summary goes to standard error (or --summary). The first bad record stops the run, naming file, line and field, unless --quarantine sets bad records aside. A conditions file without features, or observations without records, is no error: the run finishes with a warning on standard error.
+
+            EXAMPLES:
+              perimeter evaluate --conditions Fixtures/city/conditions.geojson \\
+                                 --observations Fixtures/city/observations.jsonl
+              perimeter evaluate --conditions zones.geojson --observations fixes.csv \\
+                                 --out events.jsonl --quarantine bad.jsonl --hysteresis 20
+              producer | perimeter evaluate --conditions zones.geojson \\
+                                            --observations - --format jsonl
+
+            \(ExitStatus.table)
+            """
     )
 
     @Option(help: "GeoJSON FeatureCollection of conditions.")
@@ -40,9 +53,13 @@ struct Evaluate: ParsableCommand {
 
     @OptionGroup var policy: PolicyOptions
 
+    func validate() throws {
+        // (Usage errors, as the policy flags' bad values are: `ExitStatus.usage`.)
+        guard threads.map({ $0 >= 1 }) ?? true else { throw ValidationError("--threads must be at least 1") }
+        guard maxLineBytes >= 1 else { throw ValidationError("--max-line-bytes must be at least 1") }
+    }
+
     func run() throws {
-        guard threads.map({ $0 >= 1 }) ?? true else { throw CommandSupport.fail("--threads must be at least 1") }
-        guard maxLineBytes >= 1 else { throw CommandSupport.fail("--max-line-bytes must be at least 1") }
         // Files written are staged beside their targets and put in place only when the run succeeds.
         let written = [(out == nil ? "standard output" : "--out", out ?? "-"), ("--quarantine", quarantine), ("--authorization-out", authorizationOut),
                        ("--summary", summary)].compactMap { option, path in path.map { (option: option, path: $0) } }
@@ -77,6 +94,9 @@ struct Evaluate: ParsableCommand {
             try outputs.events.commit()
             try outputs.quarantine?.commit()
             try outputs.authorization?.commit()
+            if result.recordsRead == 0 {
+                CommandSupport.warn("\(observations == "-" ? "standard input" : observations): no records, so no event came")
+            }
             if var file = summaryFile.take() {
                 try file.append(result.report + "\n")
                 try file.commit()

@@ -24,7 +24,7 @@ enum InterruptNote {
             #if canImport(Glibc)
             action.__sigaction_handler.sa_handler = { signal in
                 if let note = InterruptNote.note { _ = write(2, note.baseAddress, note.count) }
-                _exit(128 + signal)
+                _exit(ExitStatus.interrupted(by: signal))
             }
             #endif
             sigemptyset(&action.sa_mask)

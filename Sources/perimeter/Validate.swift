@@ -4,7 +4,16 @@ import PerimeterIO
 
 struct Validate: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Check a conditions file and print every problem, each with its line, feature and field."
+        abstract: "Check a conditions file and print every problem, each with its line, feature and field.",
+        discussion: """
+            Prints one line per problem (file:line: field "…": what is wrong) on standard output, or a count of the conditions by kind when there is none. A file without features is valid, with a warning on standard error.
+
+            EXAMPLES:
+              perimeter validate --conditions Fixtures/city/conditions.geojson
+              perimeter validate --conditions countries.geojson --repair-polygons
+
+            \(ExitStatus.table)
+            """
     )
 
     @Option(help: "GeoJSON FeatureCollection of conditions.")
@@ -17,6 +26,7 @@ struct Validate: ParsableCommand {
         do {
             let definitions = try ConditionsReader.read(contentsOf: conditions, repair: repairPolygons,
                                                         threads: CommandSupport.usableProcessorCount)
+            CommandSupport.warnIfEmpty(definitions, path: conditions)
             var circles = 0, polygons = 0, beacons = 0
             for definition in definitions {
                 switch definition.condition {
@@ -27,6 +37,10 @@ struct Validate: ParsableCommand {
             }
             print("\(conditions): \(definitions.count) conditions OK (\(circles) circles, \(polygons) polygons, \(beacons) beacons)")
         } catch {
+            // A file that cannot be read is no list of problems: one error, as `evaluate` says it.
+            if let unreadable = error.errors.first, error.errors.count == 1, unreadable.line == nil {
+                throw CommandSupport.fail(unreadable.description)
+            }
             for problem in error.errors { print(problem.description) }
             throw CommandSupport.fail("\(conditions): \(error.errors.count) problem\(error.errors.count == 1 ? "" : "s")")
         }

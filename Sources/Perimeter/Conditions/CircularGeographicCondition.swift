@@ -8,15 +8,15 @@ public struct CircularGeographicCondition: Sendable, Hashable {
     /// The largest radius SPEC §1 accepts, in metres.
     public static let maximumRadius = 1_000_000.0
 
-    /// A circle of `radius` metres around `center`; throws, naming the GeoJSON field, for a centre out
-    /// of range or a radius outside 0 < r ≤ 1,000,000.
+    /// A circle of `radius` metres around `center`; throws, naming the part (`.center`, `.radius`), for
+    /// a centre out of range or a radius outside 0 < r ≤ 1,000,000.
     public init(center: Coordinate, radius: Double) throws(GeometryProblem) {
         guard center.isValid else {
-            throw GeometryProblem(field: "geometry.coordinates",
+            throw GeometryProblem(part: .center,
                                   message: "position [\(center.longitude), \(center.latitude)] is out of range (lon −180…180, lat −90…90)")
         }
         guard radius > 0, radius <= Self.maximumRadius else {
-            throw GeometryProblem(field: "properties.radius",
+            throw GeometryProblem(part: .radius,
                                   message: "radius must be > 0 and ≤ \(Int(Self.maximumRadius)) m, got \(radius)")
         }
         self.center = center

@@ -1,6 +1,6 @@
 /// A polygon or multipolygon region, holes allowed; the boundary counts as inside.
 public struct PolygonalGeographicCondition: Sendable, Hashable {
-    /// One element for a GeoJSON Polygon, several for a MultiPolygon.
+    /// One polygon, or several (a multipolygon).
     public let polygons: [GeoPolygon]
 
     /// Checks the rings and GEOS validity (OGC).
@@ -17,12 +17,12 @@ public struct PolygonalGeographicCondition: Sendable, Hashable {
             if repair {
                 let repaired = PolygonGeometry.repaired(geometry)
                 guard !repaired.isEmpty else {
-                    throw GeometryProblem(field: "geometry", message: "invalid polygon (\(reason)) has no area left after repair")
+                    throw GeometryProblem(part: .region, message: "invalid polygon (\(reason)) has no area left after repair")
                 }
                 self.polygons = repaired
                 return
             }
-            problems.append(GeometryProblem(field: "geometry", message: "invalid polygon: \(reason)"))
+            problems.append(GeometryProblem(part: .region, message: "invalid polygon: \(reason)"))
             throw problems[0]
         }
         self.polygons = polygons
@@ -35,14 +35,9 @@ public struct PolygonalGeographicCondition: Sendable, Hashable {
 
     private static func structuralProblems(_ polygons: [GeoPolygon]) -> [GeometryProblem] {
         if polygons.isEmpty {
-            return [GeometryProblem(field: "geometry.coordinates", message: "a polygon needs at least one ring")]
+            return [GeometryProblem(part: .polygons, message: "a polygon needs at least one ring")]
         }
-        if polygons.count == 1 {
-            return polygons[0].structuralProblems(fieldPrefix: "geometry.coordinates")
-        }
-        return polygons.enumerated().flatMap { index, polygon in
-            polygon.structuralProblems(fieldPrefix: "geometry.coordinates[\(index)]")
-        }
+        return polygons.enumerated().flatMap { index, polygon in polygon.structuralProblems(index: index) }
     }
 
     /// Vertices in all rings of all parts.

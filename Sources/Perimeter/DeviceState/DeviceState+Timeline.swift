@@ -20,11 +20,12 @@ extension DeviceState {
         settle(at: time, cause: cause, grace: grace)
     }
 
-    /// The problem of a record older than its device's previous one.
+    /// The problem of a record older than its device's previous one. Both times are stated exactly,
+    /// as RFC 3339 and as Unix seconds, so that the user finds them as the input writes them.
     static func outOfOrder(device: String, time: Timestamp, previous: Timestamp) -> ObservationProblem {
         ObservationProblem(
             field: "t",
-            message: "record is older than device \"\(device)\"'s previous record (\(time.secondsSinceEpoch) < \(previous.secondsSinceEpoch) s since 1970); records of one device must be in time order")
+            message: "record is older than device \"\(device)\"'s previous record (\(time) < \(previous); Unix seconds \(time.unixSecondsText) < \(previous.unixSecondsText)); records of one device must be in time order")
     }
 
     /// What every record does after its effect, even a refused answer: the device's clock moves on.

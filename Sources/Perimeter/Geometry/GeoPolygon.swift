@@ -1,6 +1,6 @@
 /// One polygon: an exterior ring and any holes, each ring closed (first position == last).
 ///
-/// Edges are straight lines in longitude/latitude, as RFC 7946 §3.1.1 says.
+/// Edges are straight lines in longitude and latitude.
 public struct GeoPolygon: Sendable, Hashable {
     /// The outer ring, closed.
     public var exterior: [Coordinate]
@@ -20,39 +20,68 @@ public struct GeoPolygon: Sendable, Hashable {
     public var vertexCount: Int { exterior.count + holes.reduce(0) { $0 + $1.count } }
 }
 
-/// Why a polygon or circle cannot be a condition; `field` is a path inside the feature
-/// (`geometry.coordinates[0][3]`, `properties.radius`).
+/// Why a polygon or circle cannot be a condition, and which part of it is wrong.
+///
+/// The part is named in the condition's own terms (its radius, a ring of one of its polygons): where
+/// that part was written is for the reader of the file to say.
 public struct GeometryProblem: Error, Sendable, Hashable, CustomStringConvertible {
-    /// Where in the feature: a GeoJSON path such as `geometry.coordinates[0][3]`.
-    public var field: String
+    /// A part of a circle or polygon condition.
+    public enum Part: Sendable, Hashable, CustomStringConvertible {
+        /// A circle's centre.
+        case center
+        /// A circle's radius.
+        case radius
+        /// A polygon condition's region as a whole (it is not a valid region).
+        case region
+        /// A polygon condition's list of polygons (it has none).
+        case polygons
+        /// Ring `ring` (0: the exterior, then the holes) of polygon `polygon`.
+        case ring(polygon: Int, ring: Int)
+        /// Position `position` of ring `ring` of polygon `polygon`.
+        case position(polygon: Int, ring: Int, position: Int)
+
+        public var description: String {
+            switch self {
+            case .center: "centre"
+            case .radius: "radius"
+            case .region: "region"
+            case .polygons: "polygons"
+            case .ring(let polygon, let ring): "polygon \(polygon) ring \(ring)"
+            case .position(let polygon, let ring, let position): "polygon \(polygon) ring \(ring) position \(position)"
+            }
+        }
+    }
+
+    /// Which part is wrong.
+    public var part: Part
     /// What is wrong, in words (for polygons, GEOS's reason).
     public var message: String
 
-    public init(field: String, message: String) {
-        self.field = field
+    public init(part: Part, message: String) {
+        self.part = part
         self.message = message
     }
 
-    public var description: String { "\(field): \(message)" }
+    public var description: String { "\(part): \(message)" }
 }
 
 extension GeoPolygon {
     /// Checks what GEOS would otherwise reject less clearly: closed rings of at least four positions,
-    /// every position within WGS84's ranges.
-    func structuralProblems(fieldPrefix: String) -> [GeometryProblem] {
+    /// every position within WGS84's ranges. `index` is the polygon's place in its condition.
+    func structuralProblems(index: Int) -> [GeometryProblem] {
         var problems: [GeometryProblem] = []
         for (r, ring) in rings.enumerated() {
-            let field = "\(fieldPrefix)[\(r)]"
             if ring.count < 4 {
-                problems.append(GeometryProblem(field: field, message: "a ring needs at least 4 positions, got \(ring.count)"))
+                problems.append(GeometryProblem(part: .ring(polygon: index, ring: r), message: "a ring needs at least 4 positions, got \(ring.count)"))
                 continue
             }
             if ring.first != ring.last {
-                problems.append(GeometryProblem(field: field, message: "ring is not closed (first position differs from last)"))
+                problems.append(GeometryProblem(part: .ring(polygon: index, ring: r),
+                                                message: "ring is not closed (first position differs from last)"))
             }
             for (i, c) in ring.enumerated() where !c.isValidPolygonVertex {
                 problems.append(GeometryProblem(
-                    field: "\(field)[\(i)]",
+                    part: .position(polygon: index, ring: r, position: i),
                     message: "position [\(c.longitude), \(c.latitude)] is out of range (lon −180…180, lat −90…90)"))
             }
         }

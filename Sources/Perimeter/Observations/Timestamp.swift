@@ -1,7 +1,16 @@
+import Foundation
+
 /// An instant, as integer nanoseconds since the Unix epoch (UTC).
 ///
 /// Integer so that stream-time arithmetic (`lastSeen + beaconExitTimeout`) is exact: an exit due at
-/// exactly a sighting's time must compare equal to it.
+/// exactly a sighting's time must compare equal to it. Convert from and to Foundation's `Date` with
+/// `init(_:)` and `date`; `print(timestamp)` shows it in RFC 3339 (`2026-03-01T08:00:05.25Z`).
+///
+/// ```swift
+/// let now = Timestamp(Date())!
+/// print(now)                      // 2026-03-01T08:00:05.123456Z
+/// let later = now.adding(TimeSpan(seconds: 30))
+/// ```
 public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible {
     public var nanosecondsSinceEpoch: Int64
 
@@ -37,7 +46,91 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
     public static let distantPast = Timestamp(nanosecondsSinceEpoch: .min)
     public static let distantFuture = Timestamp(nanosecondsSinceEpoch: .max)
 
-    public var description: String { "\(secondsSinceEpoch)s" }
+    /// The instant in RFC 3339, UTC, with the fraction it has and no more, exact to the nanosecond:
+    /// `2026-03-01T08:00:05Z`, `2026-03-01T08:00:05.25Z`, `2026-03-01T08:00:05.000000001Z`.
+    public var description: String {
+        // (Floor division, so that an instant before 1970 has a fraction in 0..<1 s like any other.)
+        let (seconds, fraction) = nanosecondsSinceEpoch.floorDividedBy(1_000_000_000)
+        let (days, secondOfDay) = seconds.floorDividedBy(86_400)
+        let (year, month, day) = Self.civilDate(daysSinceEpoch: days)
+        func digits(_ value: Int64, _ count: Int) -> String {
+            let text = String(value)
+            return String(repeating: "0", count: max(0, count - text.count)) + text
+        }
+        var text = "\(digits(year, 4))-\(digits(month, 2))-\(digits(day, 2))T"
+            + "\(digits(secondOfDay / 3600, 2)):\(digits(secondOfDay / 60 % 60, 2)):\(digits(secondOfDay % 60, 2))"
+        if fraction != 0 {
+            var nine = digits(fraction, 9)
+            while nine.last == "0" { nine.removeLast() }
+            text += "." + nine
+        }
+        return text + "Z"
+    }
+
+    /// The instant as decimal seconds since the Unix epoch, exact and with the fraction it has:
+    /// `1772352005`, `1772352005.25`, `-0.5` — as a record that gives its time in Unix seconds
+    /// writes it.
+    public var unixSecondsText: String {
+        let magnitude = nanosecondsSinceEpoch.magnitude
+        var text = (nanosecondsSinceEpoch < 0 ? "-" : "") + String(magnitude / 1_000_000_000)
+        let fraction = magnitude % 1_000_000_000
+        if fraction != 0 {
+            var nine = String(fraction)
+            nine = String(repeating: "0", count: 9 - nine.count) + nine
+            while nine.last == "0" { nine.removeLast() }
+            text += "." + nine
+        }
+        return text
+    }
+
+    /// The proleptic Gregorian date of a day counted from 1970-01-01 (H. Hinnant's `civil_from_days`).
+    private static func civilDate(daysSinceEpoch days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let m = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * m + 2) / 5 + 1
+        let month = m + (m < 10 ? 3 : -9)
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+}
+
+extension Timestamp {
+    /// Seconds from the Unix epoch to Foundation's reference date, 2001-01-01T00:00:00Z.
+    private static let referenceDateSeconds: Int64 = 978_307_200
+
+    /// The instant `date` stands for, to the nearest nanosecond; `nil` when it lies outside what
+    /// 64-bit nanoseconds hold (1677…2262), as `Date.distantPast` and `Date.distantFuture` do.
+    ///
+    /// Exact as far as `Date` is: its whole seconds and fraction are converted apart, so that the
+    /// fraction is not rounded again on the way (a `Double` of Unix nanoseconds keeps only about a
+    /// tenth of a microsecond).
+    public init?(_ date: Date) {
+        let interval = date.timeIntervalSinceReferenceDate
+        guard interval.isFinite, abs(interval) < 9.2e9 else { return nil }
+        let whole = interval.rounded(.down)
+        let nanoseconds = ((interval - whole) * 1e9).rounded()
+        let (seconds, overflow) = (Int64(whole) + Self.referenceDateSeconds).multipliedReportingOverflow(by: 1_000_000_000)
+        let (total, overflow2) = seconds.addingReportingOverflow(Int64(nanoseconds))
+        guard !overflow, !overflow2 else { return nil }
+        self.init(nanosecondsSinceEpoch: total)
+    }
+
+    /// The instant as a Foundation `Date` (which keeps it to about a tenth of a microsecond today).
+    public var date: Date {
+        let (seconds, fraction) = nanosecondsSinceEpoch.floorDividedBy(1_000_000_000)
+        return Date(timeIntervalSinceReferenceDate: Double(seconds - Self.referenceDateSeconds) + Double(fraction) / 1e9)
+    }
+}
+
+extension Int64 {
+    /// The quotient rounded down and the remainder, which then has the divisor's sign.
+    fileprivate func floorDividedBy(_ divisor: Int64) -> (quotient: Int64, remainder: Int64) {
+        let (q, r) = quotientAndRemainder(dividingBy: divisor)
+        return r < 0 ? (q - 1, r + divisor) : (q, r)
+    }
 }
 
 /// A length of stream time in integer nanoseconds.

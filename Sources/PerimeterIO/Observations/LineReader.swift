@@ -61,11 +61,7 @@ struct LineReader: ~Copyable {
             descriptor = 0
             ownsDescriptor = false
         } else {
-            let fd = open(path, O_RDONLY)
-            guard fd >= 0 else {
-                throw InputError(file: path, line: nil, field: nil, message: "cannot open: \(String(cString: strerror(errno)))")
-            }
-            descriptor = fd
+            descriptor = try InputFile.openForReading(path)
             ownsDescriptor = true
         }
         capacity = Self.chunkSize

@@ -331,6 +331,11 @@ public struct ObservationReader: ~Copyable {
         case .success(let cells): names = cells.map { $0.trimmingSpaces }
         case .failure(let message, _): return InputError(file: file, line: lines.lineNumber, field: nil, message: "CSV header: \(message)")
         }
+        // A spreadsheet set to a locale whose decimal mark is a comma writes semicolons between cells.
+        if lines.line.contains(UInt8(ascii: ";")) && !lines.line.contains(UInt8(ascii: ",")) {
+            return InputError(file: file, line: lines.lineNumber, field: nil,
+                              message: "the CSV header has semicolons and no comma: cells must be separated by commas (type,device,t,lat,lon,accuracy), with a point as the decimal mark")
+        }
         var seen = Set<String>()
         for name in names {
             guard ObservationDecoding.allFields.contains(name) else {

@@ -91,7 +91,13 @@ struct RecordFields {
             throw ObservationProblem(field: name, message: "expected an RFC 3339 time or Unix seconds, got \(other.kindName)")
         }
         guard let parsed else {
-            throw ObservationProblem(field: name, message: "expected an RFC 3339 time (2026-03-01T08:00:00Z) or Unix seconds")
+            var message = "expected an RFC 3339 time (2026-03-01T08:00:00Z) or Unix seconds"
+            switch value(name) {
+            case .json(.number(let text, _))?, .text(let text)?:
+                if let hint = TimeUnitHint.hint(text) { message += "; " + hint }
+            default: break
+            }
+            throw ObservationProblem(field: name, message: message)
         }
         return parsed
     }

@@ -148,7 +148,7 @@ import PerimeterTestSupport
                          "non-empty string id", "expected \"Feature\"", "is not a condition", "out of range",
                          "expected a position", "expected a UUID", "minor without major", "expected an integer 0…65535",
                          "expected an object, got an array", "expected \"unknown\"", "needs properties.beacon",
-                         "missing", "expected an object or null", "a circle (Point) needs a radius"] {
+                         "missing", "expected an object or null", "radius must be a number of metres, got a string"] {
             #expect(messages.contains { $0.contains(expected) }, "no problem says \(expected)")
         }
         let far = generated.farDuplicate

@@ -29,7 +29,7 @@ import Testing
                     let circle = try CircularGeographicCondition(center: centre, radius: radius)
                     Issue.record("radius \(radius) at \(centre) accepted as \(circle.radius)")
                 } catch {
-                    #expect(error.field == "properties.radius", "radius \(radius): \(error)")
+                    #expect(error.part == .radius, "radius \(radius): \(error)")
                     #expect(error.message.contains("radius must be > 0 and ≤ 1000000 m"), "radius \(radius): \(error)")
                 }
             }
@@ -45,7 +45,7 @@ import Testing
                 _ = try CircularGeographicCondition(center: centre, radius: 100)
                 Issue.record("centre \(centre) accepted")
             } catch {
-                #expect(error.field == "geometry.coordinates", "\(error)")
+                #expect(error.part == .center, "\(error)")
             }
         }
         // Through the GeoJSON reader: the feature and the field are named.
