@@ -12,7 +12,7 @@ extension AlignedGeometryTests {
     /// GEOS on a polygon's raw coordinates, and the fine distance to its edges — those that count as
     /// boundary: an edge with both ends at longitude 180, or both at −180 (the antimeridian, where a
     /// polygon split by RFC 7946 §3.1.9 was cut), or both at latitude 90, or both at −90 (a pole drawn
-    /// as a line), is no boundary anyone can stand on (SPEC §2 as the README states it, our rule);
+    /// as a line), is no boundary anyone can stand on (SPEC §2 as docs/choices.md states it, our rule);
     /// GEOS's covers still counts it.
     final class PolygonOracle {
         let context: GEOSContext

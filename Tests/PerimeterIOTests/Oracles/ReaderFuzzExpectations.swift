@@ -66,7 +66,7 @@ extension ReaderFuzzTests {
         case .json(let other): return .bad("\(other) is not a number")
         case .cell(let bytes):
             guard let s = String(validating: bytes, as: UTF8.self) else { return .bad("not UTF-8") }
-            // A CSV number is written as JSON writes one (README): `+1`, `.5`, `01`, `0x10` are errors.
+            // A CSV number is written as JSON writes one (docs/observations.md): `+1`, `.5`, `01`, `0x10` are errors.
             guard isJSONNumber(s) else { return .bad("\"\(s)\" is not a JSON number") }
             let d = Double(s)!
             return d.isFinite ? .ok(d) : .bad("\(s) is beyond Double's range")

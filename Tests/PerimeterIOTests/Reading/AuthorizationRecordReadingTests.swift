@@ -6,7 +6,7 @@ import Testing
 
 /// The reader on the authorization record types (`app`, `request`, `answer`, `settings`, `session`),
 /// which `ReaderFuzzTests` leaves unchecked, in JSON Lines and CSV, against an oracle written from the
-/// README's "What goes in": every generated line, valid or not, must give exactly the oracle's record,
+/// docs/observations.md: every generated line, valid or not, must give exactly the oracle's record,
 /// or an error on that line naming the field the oracle names.
 @Suite struct AuthorizationRecordReadingTests {
     /// A field's value as generated: a string, a boolean, a number, or absent.
@@ -91,7 +91,7 @@ import Testing
                 if !(csv && text.isEmpty) { purpose = text }
             }
             if case .string(let s) = what, let kind = AuthorizationRequest.Kind(rawValue: s) {
-                // README: `purpose` goes with a temporary full-accuracy request.
+                // docs/observations.md: `purpose` goes with a temporary full-accuracy request.
                 if purpose != nil && kind != .temporaryFullAccuracy { wrong.insert("purpose") }
                 observation = .request(AuthorizationRequest(time: time, kind: kind, purpose: purpose))
             }
@@ -130,7 +130,7 @@ import Testing
                     services = b
                 }
             } while fields.count == 3
-            // README: a settings record changes at least one of them (the reader names `status`).
+            // docs/observations.md: a settings record changes at least one of them (the reader names `status`).
             if status == nil && precise == nil && services == nil && wrong.isEmpty { wrong.insert("status") }
             observation = .settings(SettingsChange(time: time, status: status, precise: precise, locationServices: services))
         default:

@@ -23,7 +23,7 @@ import Testing
 /// only (geometry is covered elsewhere): what is checked here is that the tool loses, duplicates,
 /// reorders and misattributes nothing. Readings chosen where the texts leave room:
 /// - a blank line (empty, or spaces and tabs only) is no record: not read, not rejected, counted as a
-///   line (the README is silent; the reader skips them and its tests say so);
+///   line (docs/observations.md: blank lines are skipped but counted);
 /// - a quarantined record is the line as written without its line ending (`\n` or `\r\n`);
 /// - a run stopped at a bad line has written exactly the events of the records before it, and none
 ///   of the end of input (it never reached the end).
@@ -251,7 +251,7 @@ import Testing
         return replaced
     }
 
-    /// Stop mode on 3 threads at the tool's batch size (262,144 records, README "The tool"): a file of
+    /// Stop mode on 3 threads at the tool's batch size (262,144 records, docs/design/batches-and-shards.md): a file of
     /// plain fixes only, so that the first batch is lines 1–262,144 exactly, and the reader's block
     /// that fills it is cut at the room left (mid-share), the next block starting at line 262,145.
     /// A bad line the engine refuses as the first batch's last record and as the second's first.

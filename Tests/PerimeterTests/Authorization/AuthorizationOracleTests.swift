@@ -5,8 +5,8 @@ import Testing
 
 /// SPEC §3 (authorization and delivery) as a randomized differential test: the engine's verdicts,
 /// final lines of held events, refused records and request outcomes against an oracle written from
-/// the contract alone (SPEC §3 and "Policy values", README "Authorization: what the app would
-/// actually get" and "Rules where SPEC leaves a choice", Fixtures/scenarios/README.md), not from the
+/// the contract alone (SPEC §3 and "Policy values", docs/authorization.md, docs/choices.md,
+/// Fixtures/scenarios/README.md), not from the
 /// engine's authorization code. One circle; fixes jump between its centre and 1 km away, so most fixes
 /// are a change of state whose verdict is compared, field by field, record by record; so are the
 /// authorization-change stream and the outcome (accepted or refused) of every record.
@@ -15,7 +15,7 @@ import Testing
 /// records, at their due time (last matching sighting, or the device's first record, + the exit
 /// timeout), with the verdict the authorization had at that instant — not at the record that fired
 /// them: within the grace period or not, before or after a temporary grant lapsed, before or after a
-/// held event expired (README: "expiries and beacon exits happen in time order (an expiry first at
+/// held event expired (docs/choices.md: "expiries and beacon exits happen in time order (an expiry first at
 /// the same instant)"), opening the deferred always prompt when held. Exits due at or before a
 /// device's last record come out of `finish(into:)`, compared as well.
 ///
@@ -96,7 +96,7 @@ import Testing
             }
             if failed { continue }
             // The end of the input: each device's exits due at or before its last record, devices in the
-            // order they first appeared (README "Order of events"), and no authorization change.
+            // order they first appeared (docs/state.md, "Order of events"), and no authorization change.
             var tail: [MonitorEvent] = []
             engine.finish(into: &tail)
             var expectedTail: [(device: String, line: Line)] = []
@@ -237,7 +237,7 @@ extension AuthorizationOracleTests {
     }
 }
 
-/// Beacon exits where SPEC and the README leave the order to a reading, pinned on small sequences with
+/// Beacon exits where SPEC and docs/choices.md leave the order to a reading, pinned on small sequences with
 /// lines written by hand (the random comparison reaches each of them too).
 extension AuthorizationOracleTests {
     /// One device's lines, its records one at a time and then the end of the input.
@@ -264,7 +264,7 @@ extension AuthorizationOracleTests {
         let before = [Line("b", state: .satisfied, date: 10 * s, .delivered, refinement: beacon.identity, cause: 4, isFinal: false),
                       Line("c", state: .satisfied, date: 20 * s, held, cause: 6, isFinal: false)]
 
-        // A record after 80 s: the expiry at 80 s goes first (README "Held events", scenario 18), so the
+        // A record after 80 s: the expiry at 80 s goes first (docs/authorization.md, "Holding"; scenario 18), so the
         // exit's held event displaces nothing; the fix's own held event then displaces the exit's.
         let later = start + [.fix(90 * s, .outside)]
         #expect(try Self.compare(settings, later) == nil)

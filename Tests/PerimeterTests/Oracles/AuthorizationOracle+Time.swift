@@ -8,7 +8,7 @@ import Testing
 extension AuthorizationOracleTests.Oracle {
     /// Stream time runs to t. Every beacon exit due strictly before t (SPEC §2) and every held event
     /// older than the maximum age (strictly beyond date + age) happen, in time order; an expiry comes
-    /// first at the same instant (README "Held events"), the instant of an expiry being date + age
+    /// first at the same instant (docs/authorization.md, "Holding"), the instant of an expiry being date + age
     /// (scenario 18). With one beacon condition there is at most one exit between two records.
     mutating func advance(to t: Int64, cause: Int, into lines: inout [Line]) {
         if let first = held.first, t == first.date + settings.maximumAge {
@@ -124,7 +124,7 @@ extension AuthorizationOracleTests.Oracle {
     }
 
     /// The final lines of every held event, in order: delivered (`dropping` nil) or dropped with the
-    /// reason's own diagnostic (README "Held events").
+    /// reason's own diagnostic (docs/authorization.md, "Holding").
     mutating func resolveHeld(dropping reason: Delivery.Reason?, cause: Int, into lines: inout [Line]) {
         if held.count > 1 { coverage["several held resolved at once", default: 0] += 1 }
         for h in held {

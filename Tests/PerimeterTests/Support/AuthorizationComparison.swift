@@ -77,7 +77,7 @@ extension AuthorizationOracleTests {
 
     /// The same records through the `Monitor` actor: its events must be the engine's (its causes count
     /// records from 1, as the run's do), and each pair's record must end at its latest event — a held
-    /// event's final line only while that held event is still the latest (README "Authorization").
+    /// event's final line only while that held event is still the latest (docs/authorization.md, "Holding").
     /// A device's held events are resolved oldest first (displaced, expired, or all at an answer or a
     /// setting), so each final line resolves the oldest held line of its device not yet resolved.
     static func checkMonitor(_ settings: Settings, _ sequence: [(device: Int, rec: Rec, cause: Int)], names: [String],
