@@ -51,16 +51,18 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
     public var description: String {
         // (Floor division, so that an instant before 1970 has a fraction in 0..<1 s like any other.)
         let (seconds, fraction) = nanosecondsSinceEpoch.floorDividedBy(1_000_000_000)
-        let (days, secondOfDay) = seconds.floorDividedBy(86_400)
-        let (year, month, day) = Self.civilDate(daysSinceEpoch: days)
-        func digits(_ value: Int64, _ count: Int) -> String {
-            let text = String(value)
+        // The calendar date and time of the whole second from Foundation's Gregorian calendar, which
+        // is exact here: whole seconds are exact in a `Date`, and 1677–2262 is all Gregorian.
+        let c = Self.utcCalendar.dateComponents([.year, .month, .day, .hour, .minute, .second],
+                                                from: Date(timeIntervalSince1970: Double(seconds)))
+        func digits(_ value: Int?, _ count: Int) -> String {
+            let text = String(value ?? 0)
             return String(repeating: "0", count: max(0, count - text.count)) + text
         }
-        var text = "\(digits(year, 4))-\(digits(month, 2))-\(digits(day, 2))T"
-            + "\(digits(secondOfDay / 3600, 2)):\(digits(secondOfDay / 60 % 60, 2)):\(digits(secondOfDay % 60, 2))"
+        var text = "\(digits(c.year, 4))-\(digits(c.month, 2))-\(digits(c.day, 2))T"
+            + "\(digits(c.hour, 2)):\(digits(c.minute, 2)):\(digits(c.second, 2))"
         if fraction != 0 {
-            var nine = digits(fraction, 9)
+            var nine = digits(Int(fraction), 9)
             while nine.last == "0" { nine.removeLast() }
             text += "." + nine
         }
@@ -83,18 +85,11 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
         return text
     }
 
-    /// The proleptic Gregorian date of a day counted from 1970-01-01 (H. Hinnant's `civil_from_days`).
-    private static func civilDate(daysSinceEpoch days: Int64) -> (year: Int64, month: Int64, day: Int64) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let m = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * m + 2) / 5 + 1
-        let month = m + (m < 10 ? 3 : -9)
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
-    }
+    private static let utcCalendar: Calendar = {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(secondsFromGMT: 0)!
+        return calendar
+    }()
 }
 
 extension Timestamp {
