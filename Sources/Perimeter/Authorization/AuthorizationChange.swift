@@ -1,6 +1,6 @@
 /// The authorization a device's app sees, reported whenever any part of it changes — what
 /// `locationManagerDidChangeAuthorization` tells an app (001), plus whether it is in use.
-public struct AuthorizationChange: Sendable, Hashable {
+public struct AuthorizationChange: Sendable, Hashable, Codable {
     /// The device's name.
     public var device: String
     /// When it changed, in the device's stream time (a lapse is dated when the app stopped being in use,

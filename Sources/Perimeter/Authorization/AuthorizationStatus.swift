@@ -1,5 +1,5 @@
 /// What the person allowed, as `CLAuthorizationStatus` reports it to the app.
-public enum AuthorizationStatus: String, Sendable, Hashable, CaseIterable {
+public enum AuthorizationStatus: String, Sendable, Hashable, CaseIterable, Codable {
     case notDetermined
     case denied
     case restricted
@@ -8,13 +8,13 @@ public enum AuthorizationStatus: String, Sendable, Hashable, CaseIterable {
 }
 
 /// Full or reduced (approximate) location, as `CLAccuracyAuthorization`.
-public enum AccuracyAuthorization: String, Sendable, Hashable, CaseIterable {
+public enum AccuracyAuthorization: String, Sendable, Hashable, CaseIterable, Codable {
     case full
     case reduced
 }
 
 /// The app's lifecycle state, as a device's `app` records report it.
-public enum AppState: String, Sendable, Hashable, CaseIterable {
+public enum AppState: String, Sendable, Hashable, CaseIterable, Codable {
     case foreground
     /// In the background with the location indicator (a background activity session or live activity):
     /// still in use.

@@ -1,5 +1,5 @@
 /// An authorization prompt on screen, waiting for an `answer`.
-public enum Prompt: Sendable, Hashable {
+public enum Prompt: Sendable, Hashable, Codable {
     /// The first prompt (Allow Once / Allow While Using / Don't Allow); `alwaysIntent` when the app
     /// asked for always, so that Allow While Using enters provisional always.
     case first(alwaysIntent: Bool)
@@ -28,7 +28,7 @@ public enum Prompt: Sendable, Hashable {
 }
 
 /// What became of an authorization request.
-public enum RequestOutcome: String, Sendable, Hashable, CaseIterable {
+public enum RequestOutcome: String, Sendable, Hashable, CaseIterable, Codable {
     /// A prompt opened.
     case prompted
     /// Made while the app was not in the foreground: no prompt can appear (000).

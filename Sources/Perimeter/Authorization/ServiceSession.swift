@@ -15,7 +15,7 @@ public struct ServiceSessionRecord: Sendable, Hashable {
     }
 
     /// The authorization a session asks for.
-    public enum Goal: String, Sendable, Hashable, CaseIterable {
+    public enum Goal: String, Sendable, Hashable, CaseIterable, Codable {
         case none
         case whenInUse
         case always
@@ -39,7 +39,7 @@ public struct ServiceSessionRecord: Sendable, Hashable {
 }
 
 /// A session the app holds.
-struct HeldSession {
+struct HeldSession: Codable {
     var id: String
     var goal: ServiceSessionRecord.Goal
     var wantsFullAccuracy: Bool

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A concrete beacon identity: what a sighting reports and what a refinement names.
-public struct BeaconIdentity: Sendable, Hashable {
+public struct BeaconIdentity: Sendable, Hashable, Codable {
     /// The proximity UUID.
     public var uuid: UUID
     /// The major value (0…65535).

@@ -1,5 +1,5 @@
 /// Something a monitor watches: a region or a beacon identity.
-public enum Condition: Sendable, Hashable {
+public enum Condition: Sendable, Hashable, Codable {
     case circle(CircularGeographicCondition)
     case polygon(PolygonalGeographicCondition)
     case beacon(BeaconIdentityCondition)

@@ -1,5 +1,5 @@
 /// The state of one (device, beacon condition) pair (SPEC §2).
-struct BeaconPairState {
+struct BeaconPairState: Codable {
     var state: ConditionState
     /// When the pair becomes unsatisfied unless a matching sighting comes first;
     /// `distantFuture` when no exit is due.
@@ -22,8 +22,8 @@ struct BeaconPairState {
 /// pushed and popped in a few instructions. The rest — range timers, and ties pushed after a larger
 /// condition more than a few places back — go to a binary heap beside it, so that no push costs
 /// more than a heap push.
-struct ExitQueue {
-    struct Entry: Comparable {
+struct ExitQueue: Codable {
+    struct Entry: Comparable, Codable {
         var due: Timestamp
         var condition: Int32
         /// For a range entry, one past its last condition; −1 for a single pair's exit.
@@ -56,6 +56,11 @@ struct ExitQueue {
         guard let top = heap.first else { return inRun }
         guard let inRun else { return top }
         return top < inRun ? top : inRun
+    }
+
+    /// Whether every queued exit is of a beacon condition below `count` (a restored queue's check).
+    func conditionsAreBelow(_ count: Int32) -> Bool {
+        (run[head...] + heap).allSatisfy { $0.condition >= 0 && $0.condition < count && $0.rangeEnd <= count }
     }
 
     mutating func push(_ entry: Entry) {

@@ -58,13 +58,13 @@ struct DeviceState {
 }
 
 /// A geographic pair kept explicitly.
-struct GeographicEntry {
+struct GeographicEntry: Codable {
     var condition: Int32
     var pair: GeographicPairState
 }
 
 /// A beacon pair kept explicitly.
-struct BeaconEntry {
+struct BeaconEntry: Codable {
     var condition: Int32
     var pair: BeaconPairState
 }

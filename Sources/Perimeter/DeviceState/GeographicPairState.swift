@@ -1,5 +1,5 @@
 /// The state machine of one (device, geographic condition) pair (SPEC §2).
-struct GeographicPairState {
+struct GeographicPairState: Codable {
     var state: ConditionState
     /// The side a change is waiting to be confirmed on, and since when.
     var pending: Side?

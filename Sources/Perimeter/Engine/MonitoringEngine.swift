@@ -32,6 +32,25 @@ public struct MonitoringEngine: Sendable {
         catalog = ConditionCatalog()
     }
 
+    /// The engine a `snapshot()` was taken of: the same conditions, numbered alike, every device's
+    /// state, and the stream time reached. Records then go on as if the first engine had taken them.
+    ///
+    /// - Parameter policy: the policy the snapshot was taken under (the snapshot does not keep it).
+    /// - Throws: when the snapshot does not hold together (a duplicate identifier or device, a pair of
+    ///   a condition it does not have).
+    public init(policy: MonitoringPolicy, restoring snapshot: Snapshot) throws(SnapshotProblem) {
+        self.init(policy: policy)
+        catalog = try snapshot.restoredCatalog()
+        devices = snapshot.devices
+        deviceIndex = Dictionary(devices.indices.map { (devices[$0].name, $0) }, uniquingKeysWith: { first, _ in first })
+        latestTime = snapshot.latestTime
+        recordSequence = snapshot.recordSequence
+        requestOutcomes = snapshot.requestOutcomes
+        authorizationChanges = snapshot.authorizationChanges
+        fixesAnsweredByAnchor = snapshot.fixesAnsweredByAnchor
+        fixesMeasuredNearAnchor = snapshot.fixesMeasuredNearAnchor
+    }
+
     /// Devices seen so far, in order of their first record the engine took (a refused record does
     /// not place its device).
     public var deviceNames: [String] { startedDevices.map { devices[$0].name } }
@@ -43,7 +62,7 @@ public struct MonitoringEngine: Sendable {
 
     /// Records taken so far (each batch counts whole): a device's first record's place among them
     /// orders the devices at the end of the input.
-    private var recordSequence = 0
+    private(set) var recordSequence = 0
 
     // MARK: Records
 
@@ -294,7 +313,7 @@ public struct MonitoringEngine: Sendable {
     public private(set) var requestOutcomes: [RequestOutcome: Int] = [:]
 
     /// Authorization changes not yet taken by `takeAuthorizationChanges(into:)`.
-    private var authorizationChanges: [AuthorizationChange] = []
+    private(set) var authorizationChanges: [AuthorizationChange] = []
 
     /// Moves the authorization changes reported since the last call into `changes`, in order: each
     /// device's starting authorization at its first record, then every change of status, accuracy,

@@ -1,13 +1,13 @@
 /// What happened to an event on its way to the app, and why.
-public struct Delivery: Sendable, Hashable {
-    public enum Verdict: String, Sendable, Hashable, CaseIterable {
+public struct Delivery: Sendable, Hashable, Codable {
+    public enum Verdict: String, Sendable, Hashable, CaseIterable, Codable {
         case delivered
         case held
         case dropped
     }
 
     /// Why an event was held or dropped.
-    public enum Reason: String, Sendable, Hashable, CaseIterable {
+    public enum Reason: String, Sendable, Hashable, CaseIterable, Codable {
         case authorizationDenied
         case authorizationRestricted
         case notDetermined
@@ -56,7 +56,7 @@ public struct Delivery: Sendable, Hashable {
 
 /// The diagnostic names an event carries, as the 2024 diagnostic properties (004): a set, written in
 /// this declaration order.
-public struct Diagnostics: OptionSet, Sendable, Hashable {
+public struct Diagnostics: OptionSet, Sendable, Hashable, Codable {
     public let rawValue: UInt16
     public init(rawValue: UInt16) { self.rawValue = rawValue }
 

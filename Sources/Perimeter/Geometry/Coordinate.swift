@@ -1,5 +1,5 @@
 /// A WGS84 position in degrees.
-public struct Coordinate: Sendable, Hashable {
+public struct Coordinate: Sendable, Hashable, Codable {
     /// Latitude in degrees, −90…90.
     public var latitude: Double
     /// Longitude in degrees, −180…180.

@@ -1,7 +1,7 @@
 /// One polygon: an exterior ring and any holes, each ring closed (first position == last).
 ///
 /// Edges are straight lines in longitude and latitude.
-public struct GeoPolygon: Sendable, Hashable {
+public struct GeoPolygon: Sendable, Hashable, Codable {
     /// The outer ring, closed.
     public var exterior: [Coordinate]
     /// The inner rings, each closed; points in a hole are outside.

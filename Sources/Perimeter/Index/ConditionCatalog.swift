@@ -287,6 +287,33 @@ struct ConditionCatalog: Sendable {
         ]
     }
 
+    /// Every condition ever added, removed ones included, in addition order: what rebuilds this
+    /// catalogue, numbers and all, by adding them again in this order and removing those removed.
+    var additions: [ConditionAddition] {
+        var result: [ConditionAddition] = [], g = 0, b = 0
+        for run in additionRuns {
+            if run > 0 {
+                for i in g..<(g + Int(run)) {
+                    let s = geographic[i]
+                    let condition: Condition = s.isPolygon
+                        ? .polygon(PolygonalGeographicCondition(checked: polygonShapes[Int(s.slot)].locator.polygons))
+                        : .circle(circle(inSlot: s.slot))
+                    result.append(ConditionAddition(condition: condition, identifier: geographicIdentifiers[i],
+                                                    initialState: s.initialState, addedAt: nil, isRemoved: s.isRemoved))
+                }
+                g += Int(run)
+            } else {
+                for i in b..<(b - Int(run)) {
+                    result.append(ConditionAddition(condition: .beacon(beacons[i].condition), identifier: beaconIdentifiers[i],
+                                                    initialState: beacons[i].initialState, addedAt: beacons[i].addedAt,
+                                                    isRemoved: beaconRemoved[i]))
+                }
+                b -= Int(run)
+            }
+        }
+        return result
+    }
+
     /// Identifiers of the monitored conditions, in addition order.
     var identifiers: [String] {
         var result: [String] = [], g = 0, b = 0

@@ -51,7 +51,7 @@ struct PolygonShape: Sendable {
 }
 
 /// A side of a condition's boundary.
-enum Side: UInt8, Sendable {
+enum Side: UInt8, Sendable, Codable {
     case inside
     case outside
 }

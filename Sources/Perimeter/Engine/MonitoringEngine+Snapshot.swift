@@ -1,0 +1,77 @@
+extension MonitoringEngine {
+    /// Everything an engine knows that the events to come depend on, as plain values: its
+    /// conditions as they were added, every device's state, the stream time reached. A store keeps
+    /// it (`Codable`, in any encoder) and `init(policy:restoring:)` makes the engine again.
+    ///
+    /// ```swift
+    /// let saved = try JSONEncoder().encode(engine.snapshot())
+    /// // … later, perhaps in another process:
+    /// var engine = try MonitoringEngine(policy: policy,
+    ///                                   restoring: JSONDecoder().decode(MonitoringEngine.Snapshot.self, from: saved))
+    /// ```
+    ///
+    /// Take it between records: events a call returned are the caller's, not the snapshot's.
+    public struct Snapshot: Sendable, Codable {
+        /// The format's version: a store refuses a snapshot of a later one.
+        public static let currentVersion = 1
+        public var version = Self.currentVersion
+        /// The conditions in the order they were added, removed ones included (they keep their numbers).
+        public var conditions: [ConditionAddition]
+        var devices: [DeviceState]
+        var latestTime: Timestamp?
+        var recordSequence: Int
+        var requestOutcomes: [RequestOutcome: Int]
+        var authorizationChanges: [AuthorizationChange]
+        var fixesAnsweredByAnchor: Int
+        var fixesMeasuredNearAnchor: Int
+
+        /// How many devices it holds.
+        public var deviceCount: Int { devices.count }
+
+        /// The catalogue the conditions make, after checking that the devices' state refers only to
+        /// conditions it has.
+        func restoredCatalog() throws(SnapshotProblem) -> ConditionCatalog {
+            guard version <= Self.currentVersion else {
+                throw SnapshotProblem("a snapshot of version \(version); this engine reads up to \(Self.currentVersion)")
+            }
+            var catalog = ConditionCatalog()
+            var geographic: Int32 = 0, beacons: Int32 = 0
+            for addition in conditions {
+                do {
+                    try catalog.add(addition.condition, identifier: addition.identifier, initialState: addition.initialState,
+                                    addedAt: addition.addedAt)
+                } catch {
+                    throw SnapshotProblem("condition \(addition.identifier): \(error)")
+                }
+                if case .beacon = addition.condition { beacons += 1 } else { geographic += 1 }
+            }
+            for addition in conditions where addition.isRemoved { catalog.remove(addition.identifier) }
+            var names = Set<String>()
+            for device in devices {
+                guard names.insert(device.name).inserted else { throw SnapshotProblem("device \(device.name) twice") }
+                let pairs = device.geographicEntries.map(\.condition) + device.geographicDetached + device.geographicWaiting.map { $0.end - 1 }
+                guard pairs.allSatisfy({ $0 >= 0 && $0 < geographic }), device.geographicSettled <= geographic,
+                      device.beaconEntries.allSatisfy({ $0.condition >= 0 && $0.condition < beacons }),
+                      device.beaconSettled <= beacons, device.beaconScheduled <= beacons,
+                      device.exits.conditionsAreBelow(beacons) else {
+                    throw SnapshotProblem("device \(device.name) has the state of a condition the snapshot does not have")
+                }
+            }
+            return catalog
+        }
+    }
+
+    /// The engine's state now, to restore later with `init(policy:restoring:)`.
+    public func snapshot() -> Snapshot {
+        Snapshot(conditions: catalog.additions, devices: devices, latestTime: latestTime, recordSequence: recordSequence,
+                 requestOutcomes: requestOutcomes, authorizationChanges: authorizationChanges,
+                 fixesAnsweredByAnchor: fixesAnsweredByAnchor, fixesMeasuredNearAnchor: fixesMeasuredNearAnchor)
+    }
+}
+
+/// Why a snapshot cannot make an engine.
+public struct SnapshotProblem: Error, Sendable, Hashable, CustomStringConvertible {
+    public var message: String
+    init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
