@@ -36,7 +36,11 @@ extension MonitoringEngine {
             }
             var catalog = ConditionCatalog()
             var geographic: Int32 = 0, beacons: Int32 = 0
+            // A removed condition's identifier may have been added again since: it was removed
+            // before that addition, so it is removed again there.
+            var removedSince = Set<String>()
             for addition in conditions {
+                if removedSince.remove(addition.identifier) != nil { catalog.remove(addition.identifier) }
                 do {
                     try catalog.add(addition.condition, identifier: addition.identifier, initialState: addition.initialState,
                                     addedAt: addition.addedAt)
@@ -44,8 +48,9 @@ extension MonitoringEngine {
                     throw SnapshotProblem("condition \(addition.identifier): \(error)")
                 }
                 if case .beacon = addition.condition { beacons += 1 } else { geographic += 1 }
+                if addition.isRemoved { removedSince.insert(addition.identifier) }
             }
-            for addition in conditions where addition.isRemoved { catalog.remove(addition.identifier) }
+            for identifier in removedSince { catalog.remove(identifier) }
             var names = Set<String>()
             for device in devices {
                 guard names.insert(device.name).inserted else { throw SnapshotProblem("device \(device.name) twice") }

@@ -75,6 +75,27 @@ import Testing
         #expect(got.first?.date == seen.time.adding(TimeSpan(seconds: 30)))
     }
 
+    /// An identifier removed and added again comes back as the new condition, the old one kept by
+    /// number (removed), and both engines go on alike.
+    @Test func anIdentifierAddedAgainAfterItsRemovalComesBack() throws {
+        var engine = MonitoringEngine()
+        let centre = Coordinate(latitude: 48.8606, longitude: 2.3376)
+        try engine.add(.circle(CircularGeographicCondition(center: centre, radius: 200)), identifier: "zone")
+        engine.remove("zone")
+        try engine.add(.circle(CircularGeographicCondition(center: centre, radius: 900)), identifier: "zone")
+        var restored = try MonitoringEngine(policy: engine.policy, restoring: engine.snapshot())
+        #expect(restored.identifiers == ["zone"])
+        #expect(restored.condition(for: "zone") == engine.condition(for: "zone"))
+        #expect(restored.snapshot().conditions == engine.snapshot().conditions)
+        var expected: [MonitorEvent] = [], got: [MonitorEvent] = []
+        let fix = Fix(time: Timestamp(nanosecondsSinceEpoch: 0), coordinate: Coordinate(latitude: 48.8650, longitude: 2.3376),
+                      horizontalAccuracy: 5)
+        try engine.process(.fix(fix), device: "ana", cause: 1, into: &expected)
+        try restored.process(.fix(fix), device: "ana", cause: 1, into: &got)
+        #expect(got == expected)
+        #expect(got.map(\.state) == [.satisfied])
+    }
+
     /// A snapshot that does not hold together is refused with a reason, never restored half.
     @Test func aSnapshotThatDoesNotHoldTogetherIsRefused() throws {
         var engine = MonitoringEngine()
