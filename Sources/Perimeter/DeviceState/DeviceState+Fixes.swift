@@ -123,7 +123,7 @@ extension DeviceState {
                 geographicSettled = count
             } else if Self.firstIndex(in: catalog.geographicStartingOtherwise, notBelow: unmet)
                         < catalog.geographicStartingOtherwise.count {
-                geographicWaiting.append((end: count, since: fix.time))
+                geographicWaiting.append(WaitingRun(end: count, since: fix.time))
                 for i in scratch.candidates where i >= unmet { detach(i) }
             } else if geographicWaiting.isEmpty {
                 geographicSettled = count  // (all start unsatisfied: nothing to wait for)

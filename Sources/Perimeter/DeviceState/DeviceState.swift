@@ -3,7 +3,7 @@
 /// Pair state is sparse: a device keeps entries only for the conditions it is in, near, or waiting on;
 /// every other pair is in its baseline state (below), so memory follows what a device is near, never
 /// the number of conditions.
-struct DeviceState {
+struct DeviceState: Codable {
     let name: String
     /// Whether the device has had a record (an identifier can be interned before).
     var hasStarted = false
@@ -26,7 +26,7 @@ struct DeviceState {
     /// together to become unsatisfied: runs of conditions from `geographicSettled` on, each up to its
     /// `end`, whose untouched pairs wait since the fix that started the run. (One entry per pair
     /// instead made a device's state grow with every condition.) In condition and time order.
-    var geographicWaiting: [(end: Int32, since: Timestamp)] = []
+    var geographicWaiting: [WaitingRun] = []
     /// Conditions of the waiting runs that have been a fix's candidates since: their pairs are
     /// explicit (an entry, or no entry for a settled, unsatisfied pair). Ascending.
     var geographicDetached: [Int32] = []
@@ -50,11 +50,27 @@ struct DeviceState {
     /// Changes not yet collected by the engine.
     var authorizationChanges: [AuthorizationChange] = []
 
+    /// What a store keeps (`MonitoringEngine.Snapshot`): everything but the anchor and its terms,
+    /// which only spare geometry (a device without one evaluates its next fix in full, to the same
+    /// events) and come back with the next fix, and the changes the engine has already collected.
+    private enum CodingKeys: String, CodingKey {
+        case name, hasStarted, startSequence, firstTime, lastTime, lastCause
+        case geographicEntries, geographicSettled, geographicWaiting, geographicDetached
+        case beaconEntries, beaconSettled, beaconScheduled, exits, authorization, reportedAuthorization
+    }
+
     init(name: String, initialAuthorization: InitialAuthorization) {
         self.name = name
         lastCause = 0
         authorization = DeviceAuthorization(initialAuthorization)
     }
+}
+
+/// A run of conditions waiting together to become unsatisfied (`DeviceState.geographicWaiting`):
+/// those up to `end`, waiting since the fix at `since`.
+struct WaitingRun: Codable {
+    var end: Int32
+    var since: Timestamp
 }
 
 /// A geographic pair kept explicitly.
@@ -87,7 +103,7 @@ extension DeviceState {
     }
 
     /// `geographicBaseline` for a condition the device has not settled.
-    private static func unsettledBaseline(_ i: Int32, waiting: [(end: Int32, since: Timestamp)], detached: [Int32],
+    private static func unsettledBaseline(_ i: Int32, waiting: [WaitingRun], detached: [Int32],
                                           catalog: ConditionCatalog) -> GeographicPairState {
         let initial = catalog.geographicInitialState(i)
         guard initial != .unsatisfied, let run = waiting.first(where: { i < $0.end }) else {

@@ -35,7 +35,6 @@ extension MonitoringEngine {
                 throw SnapshotProblem("a snapshot of version \(version); this engine reads up to \(Self.currentVersion)")
             }
             var catalog = ConditionCatalog()
-            var geographic: Int32 = 0, beacons: Int32 = 0
             // A removed condition's identifier may have been added again since: it was removed
             // before that addition, so it is removed again there.
             var removedSince = Set<String>()
@@ -47,10 +46,10 @@ extension MonitoringEngine {
                 } catch {
                     throw SnapshotProblem("condition \(addition.identifier): \(error)")
                 }
-                if case .beacon = addition.condition { beacons += 1 } else { geographic += 1 }
                 if addition.isRemoved { removedSince.insert(addition.identifier) }
             }
             for identifier in removedSince { catalog.remove(identifier) }
+            let geographic = Int32(catalog.geographic.count), beacons = Int32(catalog.beacons.count)
             var names = Set<String>()
             for device in devices {
                 guard names.insert(device.name).inserted else { throw SnapshotProblem("device \(device.name) twice") }
