@@ -287,28 +287,38 @@ struct ConditionCatalog: Sendable {
         ]
     }
 
+    /// Calls `body` with every condition ever added, removed ones included, in addition order.
+    private func forEachAddition(_ body: (Entry) -> Void) {
+        var g = 0, b = 0
+        for run in additionRuns {
+            if run > 0 {
+                for i in g..<(g + Int(run)) { body(.geographic(Int32(i))) }
+                g += Int(run)
+            } else {
+                for i in b..<(b - Int(run)) { body(.beacon(Int32(i))) }
+                b -= Int(run)
+            }
+        }
+    }
+
     /// Every condition ever added, removed ones included, in addition order: what rebuilds this
     /// catalogue, numbers and all, by adding them again in this order and removing those removed.
     var additions: [ConditionAddition] {
-        var result: [ConditionAddition] = [], g = 0, b = 0
-        for run in additionRuns {
-            if run > 0 {
-                for i in g..<(g + Int(run)) {
-                    let s = geographic[i]
-                    let condition: Condition = s.isPolygon
-                        ? .polygon(PolygonalGeographicCondition(checked: polygonShapes[Int(s.slot)].locator.polygons))
-                        : .circle(circle(inSlot: s.slot))
-                    result.append(ConditionAddition(condition: condition, identifier: geographicIdentifiers[i],
-                                                    initialState: s.initialState, addedAt: nil, isRemoved: s.isRemoved))
-                }
-                g += Int(run)
-            } else {
-                for i in b..<(b - Int(run)) {
-                    result.append(ConditionAddition(condition: .beacon(beacons[i].condition), identifier: beaconIdentifiers[i],
-                                                    initialState: beacons[i].initialState, addedAt: beacons[i].addedAt,
-                                                    isRemoved: beaconRemoved[i]))
-                }
-                b -= Int(run)
+        var result: [ConditionAddition] = []
+        forEachAddition { entry in
+            switch entry {
+            case .geographic(let i):
+                let s = geographic[Int(i)]
+                let condition: Condition = s.isPolygon
+                    ? .polygon(PolygonalGeographicCondition(checked: polygonShapes[Int(s.slot)].locator.polygons))
+                    : .circle(circle(inSlot: s.slot))
+                result.append(ConditionAddition(condition: condition, identifier: geographicIdentifiers[Int(i)],
+                                                initialState: s.initialState, addedAt: nil, isRemoved: s.isRemoved))
+            case .beacon(let i):
+                let beacon = beacons[Int(i)]
+                result.append(ConditionAddition(condition: .beacon(beacon.condition), identifier: beaconIdentifiers[Int(i)],
+                                                initialState: beacon.initialState, addedAt: beacon.addedAt,
+                                                isRemoved: beaconRemoved[Int(i)]))
             }
         }
         return result
@@ -316,14 +326,12 @@ struct ConditionCatalog: Sendable {
 
     /// Identifiers of the monitored conditions, in addition order.
     var identifiers: [String] {
-        var result: [String] = [], g = 0, b = 0
-        for run in additionRuns {
-            if run > 0 {
-                for i in g..<(g + Int(run)) where !geographic[i].isRemoved { result.append(geographicIdentifiers[i]) }
-                g += Int(run)
-            } else {
-                for i in b..<(b - Int(run)) where !beaconRemoved[i] { result.append(beaconIdentifiers[i]) }
-                b -= Int(run)
+        var result: [String] = []
+        forEachAddition { entry in
+            switch entry {
+            case .geographic(let i) where !geographic[Int(i)].isRemoved: result.append(geographicIdentifiers[Int(i)])
+            case .beacon(let i) where !beaconRemoved[Int(i)]: result.append(beaconIdentifiers[Int(i)])
+            default: break
             }
         }
         return result
