@@ -59,14 +59,8 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
             let text = String(value ?? 0)
             return String(repeating: "0", count: max(0, count - text.count)) + text
         }
-        var text = "\(digits(c.year, 4))-\(digits(c.month, 2))-\(digits(c.day, 2))T"
-            + "\(digits(c.hour, 2)):\(digits(c.minute, 2)):\(digits(c.second, 2))"
-        if fraction != 0 {
-            var nine = digits(Int(fraction), 9)
-            while nine.last == "0" { nine.removeLast() }
-            text += "." + nine
-        }
-        return text + "Z"
+        return "\(digits(c.year, 4))-\(digits(c.month, 2))-\(digits(c.day, 2))T"
+            + "\(digits(c.hour, 2)):\(digits(c.minute, 2)):\(digits(c.second, 2))" + Self.fractionText(fraction) + "Z"
     }
 
     /// The instant as decimal seconds since the Unix epoch, exact and with the fraction it has:
@@ -74,15 +68,18 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
     /// writes it.
     public var unixSecondsText: String {
         let magnitude = nanosecondsSinceEpoch.magnitude
-        var text = (nanosecondsSinceEpoch < 0 ? "-" : "") + String(magnitude / 1_000_000_000)
-        let fraction = magnitude % 1_000_000_000
-        if fraction != 0 {
-            var nine = String(fraction)
-            nine = String(repeating: "0", count: 9 - nine.count) + nine
-            while nine.last == "0" { nine.removeLast() }
-            text += "." + nine
-        }
-        return text
+        return (nanosecondsSinceEpoch < 0 ? "-" : "") + String(magnitude / 1_000_000_000)
+            + Self.fractionText(Int64(magnitude % 1_000_000_000))
+    }
+
+    /// A fraction of a second in nanoseconds as written after the seconds: `.25`, `.000000001`;
+    /// nothing for none.
+    private static func fractionText(_ nanoseconds: Int64) -> String {
+        guard nanoseconds != 0 else { return "" }
+        var nine = String(nanoseconds)
+        nine = String(repeating: "0", count: 9 - nine.count) + nine
+        while nine.last == "0" { nine.removeLast() }
+        return "." + nine
     }
 
     private static let utcCalendar: Calendar = {
