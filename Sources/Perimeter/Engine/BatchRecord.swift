@@ -5,6 +5,23 @@ protocol BatchRecord: Sendable {
     var time: Timestamp { get }
     /// Why the engine refuses the record's values, if it does.
     var problem: ObservationProblem? { get }
+    /// Runs `shard`'s records of `batch` before `end` (`StateShard.run`, one for each kind of record).
+    static func run(_ batch: [Self], end: Int, in shard: StateShard, devices: UnsafeMutableBufferPointer<DeviceState>,
+                    catalog: ConditionCatalog, policy: MonitoringPolicy)
+}
+
+extension FixRecord {
+    static func run(_ batch: [FixRecord], end: Int, in shard: StateShard, devices: UnsafeMutableBufferPointer<DeviceState>,
+                    catalog: ConditionCatalog, policy: MonitoringPolicy) {
+        shard.run(batch, end: end, devices: devices, catalog: catalog, policy: policy)
+    }
+}
+
+extension SightingRecord {
+    static func run(_ batch: [SightingRecord], end: Int, in shard: StateShard, devices: UnsafeMutableBufferPointer<DeviceState>,
+                    catalog: ConditionCatalog, policy: MonitoringPolicy) {
+        shard.run(batch, end: end, devices: devices, catalog: catalog, policy: policy)
+    }
 }
 
 /// A fix of a batch for `MonitoringEngine.process(_:into:)`.

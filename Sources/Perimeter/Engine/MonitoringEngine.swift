@@ -167,25 +167,7 @@ public struct MonitoringEngine: Sendable {
     /// A fix that its device's anchor (`FixAnchor`) proves changes nothing needs no geometry; the
     /// others get theirs on their turn. A refused fix stops the batch there, as sequential calls would.
     public mutating func process(_ batch: [FixRecord], into events: inout [MonitorEvent]) throws(BatchProblem) {
-        catalog.prepareIndex(threads: batchThreads)
-        // 1. The shards' records, up to the first refused fix (bad values, or older than its device's
-        //    previous record), found first so that only the fixes before it are applied.
-        let (shards, end, refused) = selectShards(batch)
-
-        // 2. The shards, each with its own scratch and outputs.
-        let catalog = self.catalog, policy = self.policy
-        devices.withUnsafeMutableBufferPointer { devices in
-            nonisolated(unsafe) let devices = devices
-            DispatchQueue.concurrentPerform(iterations: shards.count) { w in
-                shards[w].run(batch, end: end, devices: devices, catalog: catalog, policy: policy)
-            }
-        }
-
-        // 3. Merge in record order.
-        merge(shards, into: &events)
-        fixesAnsweredByAnchor += shards.reduce(0) { $0 + $1.fixesAnsweredByAnchor }
-        fixesMeasuredNearAnchor += shards.reduce(0) { $0 + $1.fixesMeasuredNearAnchor }
-        if let refused { throw refused }
+        try processBatch(batch, into: &events)
     }
 
     /// Applies a batch of sightings in order, with exactly the events of one `process` call per
@@ -193,16 +175,28 @@ public struct MonitoringEngine: Sendable {
     /// sightings' conditions all together first. A sighting older than its device's previous record
     /// stops the batch there.
     public mutating func process(_ batch: [SightingRecord], into events: inout [MonitorEvent]) throws(BatchProblem) {
+        try processBatch(batch, into: &events)
+    }
+
+    /// The batch paths: the shards' records up to the first refused one (bad values, or older than
+    /// its device's previous record), found first so that only those before it are applied; the
+    /// shards run, each on a thread with its own scratch and outputs; the events are merged in
+    /// record order.
+    private mutating func processBatch<Record: BatchRecord>(_ batch: [Record], into events: inout [MonitorEvent])
+        throws(BatchProblem) {
         catalog.prepareIndex(threads: batchThreads)
         let (shards, end, refused) = selectShards(batch)
         let catalog = self.catalog, policy = self.policy
         devices.withUnsafeMutableBufferPointer { devices in
             nonisolated(unsafe) let devices = devices
             DispatchQueue.concurrentPerform(iterations: shards.count) { w in
-                shards[w].run(batch, end: end, devices: devices, catalog: catalog, policy: policy)
+                Record.run(batch, end: end, in: shards[w], devices: devices, catalog: catalog, policy: policy)
             }
         }
         merge(shards, into: &events)
+        // (Sightings leave the anchor counts at 0.)
+        fixesAnsweredByAnchor += shards.reduce(0) { $0 + $1.fixesAnsweredByAnchor }
+        fixesMeasuredNearAnchor += shards.reduce(0) { $0 + $1.fixesMeasuredNearAnchor }
         if let refused { throw refused }
     }
 
