@@ -14,6 +14,8 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
         // Property-based tests with shrinking (the test targets only).
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        // SQLite, for the store of named monitors and resumable runs (needs libsqlite3-dev).
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // libgeos's C API through a shim that hides the non-reentrant functions.
@@ -29,10 +31,10 @@ let package = Package(
             name: "Perimeter",
             dependencies: ["CGEOS", "CBuiltins"]
         ),
-        // Readers (GeoJSON, JSON Lines, CSV) and the event writer.
+        // Readers (GeoJSON, JSON Lines, CSV), the event writer, and the store of monitors (SQLite).
         .target(
             name: "PerimeterIO",
-            dependencies: ["Perimeter"]
+            dependencies: ["Perimeter", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .executableTarget(
             name: "perimeter",

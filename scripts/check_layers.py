@@ -36,21 +36,28 @@ def main():
     if unknown:
         print(f"check_layers: folders not in LAYERS: {', '.join(unknown)}")
         return 1
-    declared = {}
+    # A name may be declared in several layers (nested types: MonitoringEngine.Snapshot in Engine,
+    # Monitor.Snapshot in Monitor); a use is upward only when no layer at or below the user's has it.
+    declared = collections.defaultdict(set)
     for path, text in files.items():
         for match in DECLARATION.finditer(text):
-            declared.setdefault(match.group(1), path)
+            declared[match.group(1)].add(layer(path))
     arrows = collections.defaultdict(set)
     upward = []
     for path, text in files.items():
         code = re.sub(r"//.*", "", text)
         for word in set(re.findall(r"\b[A-Z]\w*\b", code)):
-            home = declared.get(word)
-            if home is None or layer(home) == layer(path):
+            homes = declared.get(word, set())
+            here = LAYERS.index(layer(path))
+            if not homes or layer(path) in homes:
                 continue
-            arrows[(layer(path), layer(home))].add(word)
-            if LAYERS.index(layer(home)) > LAYERS.index(layer(path)):
-                upward.append(f"{os.path.relpath(path, ROOT)} uses {word} from {layer(home)}/")
+            below = [h for h in homes if LAYERS.index(h) < here]
+            if below:
+                arrows[(layer(path), max(below, key=LAYERS.index))].add(word)
+            else:
+                home = min(homes, key=LAYERS.index)
+                arrows[(layer(path), home)].add(word)
+                upward.append(f"{os.path.relpath(path, ROOT)} uses {word} from {home}/")
     if "--graph" in sys.argv:
         for (source, target), words in sorted(arrows.items(), key=lambda a: (LAYERS.index(a[0][0]), LAYERS.index(a[0][1]))):
             print(f"{source} -> {target}: {len(words)} ({', '.join(sorted(words)[:6])}{', …' if len(words) > 6 else ''})")

@@ -24,7 +24,7 @@ public enum AppState: String, Sendable, Hashable, CaseIterable, Codable {
 }
 
 /// How every device starts.
-public enum InitialAuthorization: String, Sendable, Hashable, CaseIterable {
+public enum InitialAuthorization: String, Sendable, Hashable, CaseIterable, Codable {
     /// `always`, full accuracy, location services on, app in the foreground: plain geofence evaluation.
     case always
     /// As a fresh install: `notDetermined`, precise, services on, not in use until the app comes to the foreground.

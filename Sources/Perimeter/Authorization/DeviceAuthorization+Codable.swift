@@ -7,33 +7,6 @@ extension DeviceAuthorization: Codable {
         case temporaryFullAccuracy, locationServices, appState, leftForegroundAt, prompt, held, heldTotal, sessions
     }
 
-    /// A held event's fields. (`MonitorEvent`'s own `Encodable`, in PerimeterIO, is the tool's line.)
-    private struct HeldEvent: Codable {
-        var device: String
-        var identifier: String
-        var state: ConditionState
-        var date: Timestamp
-        var refinement: BeaconIdentity?
-        var delivery: Delivery
-        var isFinalVerdict: Bool
-        var holding: UInt32
-        var cause: Int
-
-        init(_ event: MonitorEvent) {
-            (device, identifier, state, date) = (event.device, event.identifier, event.state, event.date)
-            (refinement, delivery, isFinalVerdict, holding, cause) = (event.refinement, event.delivery, event.isFinalVerdict,
-                                                                      event.holding, event.cause)
-        }
-
-        var event: MonitorEvent {
-            var event = MonitorEvent(device: device, identifier: identifier, state: state, date: date, refinement: refinement,
-                                     delivery: delivery, cause: cause)
-            event.isFinalVerdict = isFinalVerdict
-            event.holding = holding
-            return event
-        }
-    }
-
     init(from decoder: any Decoder) throws {
         let values = try decoder.container(keyedBy: CodingKeys.self)
         self.init(.notDetermined)
@@ -48,7 +21,7 @@ extension DeviceAuthorization: Codable {
         appState = try values.decode(AppState.self, forKey: .appState)
         leftForegroundAt = try values.decodeIfPresent(Timestamp.self, forKey: .leftForegroundAt)
         prompt = try values.decodeIfPresent(Prompt.self, forKey: .prompt)
-        held = try values.decode([HeldEvent].self, forKey: .held).map(\.event)
+        held = try values.decode([StoredEvent].self, forKey: .held).map(\.event)
         heldTotal = try values.decode(UInt32.self, forKey: .heldTotal)
         sessions = try values.decode([HeldSession].self, forKey: .sessions)
     }
@@ -66,7 +39,7 @@ extension DeviceAuthorization: Codable {
         try values.encode(appState, forKey: .appState)
         try values.encodeIfPresent(leftForegroundAt, forKey: .leftForegroundAt)
         try values.encodeIfPresent(prompt, forKey: .prompt)
-        try values.encode(held.map(HeldEvent.init), forKey: .held)
+        try values.encode(held.map(StoredEvent.init), forKey: .held)
         try values.encode(heldTotal, forKey: .heldTotal)
         try values.encode(sessions, forKey: .sessions)
     }

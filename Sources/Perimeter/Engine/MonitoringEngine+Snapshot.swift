@@ -17,7 +17,8 @@ extension MonitoringEngine {
         public var version = Self.currentVersion
         /// The conditions in the order they were added, removed ones included (they keep their numbers).
         public var conditions: [ConditionAddition]
-        var devices: [DeviceState]
+        /// Every device's state, in the order the engine first met them.
+        public var devices: [DeviceSnapshot]
         var latestTime: Timestamp?
         var recordSequence: Int
         var requestOutcomes: [RequestOutcome: Int]
@@ -51,7 +52,7 @@ extension MonitoringEngine {
             for identifier in removedSince { catalog.remove(identifier) }
             let geographic = Int32(catalog.geographic.count), beacons = Int32(catalog.beacons.count)
             var names = Set<String>()
-            for device in devices {
+            for device in devices.map(\.state) {
                 guard names.insert(device.name).inserted else { throw SnapshotProblem("device \(device.name) twice") }
                 let pairs = device.geographicEntries.map(\.condition) + device.geographicDetached + device.geographicWaiting.map { $0.end - 1 }
                 guard pairs.allSatisfy({ $0 >= 0 && $0 < geographic }), device.geographicSettled <= geographic,
@@ -67,9 +68,31 @@ extension MonitoringEngine {
 
     /// The engine's state now, to restore later with `init(policy:restoring:)`.
     public func snapshot() -> Snapshot {
-        Snapshot(conditions: catalog.additions, devices: devices, latestTime: latestTime, recordSequence: recordSequence,
+        Snapshot(conditions: catalog.additions, devices: devices.map(Snapshot.DeviceSnapshot.init), latestTime: latestTime, recordSequence: recordSequence,
                  requestOutcomes: requestOutcomes, authorizationChanges: authorizationChanges,
                  fixesAnsweredByAnchor: fixesAnsweredByAnchor, fixesMeasuredNearAnchor: fixesMeasuredNearAnchor)
+    }
+}
+
+extension MonitoringEngine.Snapshot {
+    /// One device's state: its conditions' pair states, pending confirmations and beacon timers,
+    /// authorization, held events and sessions. Opaque but for its name; a store may keep each
+    /// device apart (it encodes as the state alone).
+    public struct DeviceSnapshot: Sendable, Codable {
+        var state: DeviceState
+        /// The device's name, as its records give it.
+        public var name: String { state.name }
+
+        init(_ state: DeviceState) { self.state = state }
+
+        public init(from decoder: any Decoder) throws {
+            state = try decoder.singleValueContainer().decode(DeviceState.self)
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            try container.encode(state)
+        }
     }
 }
 

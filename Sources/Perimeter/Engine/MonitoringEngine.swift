@@ -41,7 +41,7 @@ public struct MonitoringEngine: Sendable {
     public init(policy: MonitoringPolicy, restoring snapshot: Snapshot) throws(SnapshotProblem) {
         self.init(policy: policy)
         catalog = try snapshot.restoredCatalog()
-        devices = snapshot.devices
+        devices = snapshot.devices.map(\.state)
         deviceIndex = Dictionary(devices.indices.map { (devices[$0].name, $0) }, uniquingKeysWith: { first, _ in first })
         latestTime = snapshot.latestTime
         recordSequence = snapshot.recordSequence

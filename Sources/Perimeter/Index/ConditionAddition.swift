@@ -10,4 +10,12 @@ public struct ConditionAddition: Sendable, Hashable, Codable {
     public var addedAt: Timestamp?
     /// Whether the condition was removed since: it keeps its number.
     public var isRemoved: Bool
+
+    public init(condition: Condition, identifier: String, initialState: ConditionState, addedAt: Timestamp?, isRemoved: Bool) {
+        self.condition = condition
+        self.identifier = identifier
+        self.initialState = initialState
+        self.addedAt = addedAt
+        self.isRemoved = isRemoved
+    }
 }

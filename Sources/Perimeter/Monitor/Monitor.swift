@@ -30,14 +30,25 @@ public actor Monitor {
     public nonisolated let authorizationChanges: AsyncStream<AuthorizationChange>
     private let authorizationContinuation: AsyncStream<AuthorizationChange>.Continuation
     private var changeBuffer: [AuthorizationChange] = []
-    private var engine: MonitoringEngine
-    private var lastEvents: [RecordKey: MonitorEvent] = [:]
+    var engine: MonitoringEngine
+    var lastEvents: [RecordKey: MonitorEvent] = [:]
     private var buffer: [MonitorEvent] = []
     private let streamsEvents: Bool
     /// Records processed so far: each event's `cause` is its record's 1-based index in this count.
+    /// A monitor reopened from a store goes on counting from where it was saved.
     public private(set) var recordCount = 0
 
-    private struct RecordKey: Hashable {
+    // Persistence, for a monitor opened from a store (`init(name:store:…)`): what it saves to, when,
+    // and how much has changed since the last save.
+    let store: (any MonitorStore)?
+    let cadence: CheckpointCadence
+    var recordsSinceCheckpoint = 0
+    var lastCheckpoint = ContinuousClock.now
+    /// Why the last automatic checkpoint failed, until one succeeds: it is tried again at the next
+    /// occasion, and `checkpoint()` throws its own error.
+    public internal(set) var lastCheckpointError: MonitorStoreError?
+
+    struct RecordKey: Hashable {
         var device: String
         var identifier: String
     }
@@ -46,9 +57,18 @@ public actor Monitor {
     ///   false when the caller takes them from what `process` returns, which then spares each event
     ///   the stream's hand-over to its reader (about a microsecond at the tail).
     public init(name: String, policy: MonitoringPolicy = MonitoringPolicy(), streamsEvents: Bool = true) {
+        self.init(name: name, engine: MonitoringEngine(policy: policy), store: nil, cadence: .manual, streamsEvents: streamsEvents)
+    }
+
+    init(name: String, engine: consuming MonitoringEngine, store: (any MonitorStore)?, cadence: CheckpointCadence,
+         streamsEvents: Bool, recordCount: Int = 0, lastEvents: [RecordKey: MonitorEvent] = [:]) {
         self.name = name
+        self.recordCount = recordCount
+        self.lastEvents = lastEvents
         self.streamsEvents = streamsEvents
-        engine = MonitoringEngine(policy: policy)
+        self.engine = engine
+        self.store = store
+        self.cadence = cadence
         (events, continuation) = AsyncStream.makeStream(of: MonitorEvent.self)
         if !streamsEvents { continuation.finish() }
         (authorizationChanges, authorizationContinuation) = AsyncStream.makeStream(of: AuthorizationChange.self)
@@ -60,12 +80,14 @@ public actor Monitor {
     /// (`nil`: the policy's default).
     public func add(_ condition: Condition, identifier: String, assuming: ConditionState? = nil) throws(ConditionCatalogError) {
         try engine.add(condition, identifier: identifier, assuming: assuming)
+        if cadence.afterConditionChanges { checkpointQuietly() }
     }
 
     /// Stops monitoring; its records go with it.
     public func remove(_ identifier: String) {
         guard engine.remove(identifier) else { return }
         lastEvents = lastEvents.filter { $0.key.identifier != identifier }
+        if cadence.afterConditionChanges { checkpointQuietly() }
     }
 
     /// Identifiers being monitored, in the order they were added.
@@ -85,7 +107,7 @@ public actor Monitor {
     @discardableResult
     public func process(_ observation: Observation, device: String = Monitor.defaultDevice) throws(RefusedRecord) -> [MonitorEvent] {
         if !buffer.isEmpty { buffer.removeAll(keepingCapacity: true) }
-        defer { publish() }
+        defer { publish(records: 1) }
         recordCount += 1
         do throws(ObservationProblem) {
             try engine.process(observation, device: device, cause: recordCount, into: &buffer)
@@ -100,7 +122,8 @@ public actor Monitor {
     @discardableResult
     public func process(_ batch: [Observation], device: String = Monitor.defaultDevice) throws(RefusedRecord) -> [MonitorEvent] {
         buffer.removeAll(keepingCapacity: true)
-        defer { publish() }
+        let before = recordCount
+        defer { publish(records: recordCount - before) }
         for (index, observation) in batch.enumerated() {
             recordCount += 1
             do throws(ObservationProblem) {
@@ -112,15 +135,26 @@ public actor Monitor {
         return buffer
     }
 
-    /// Ends the input: fires the beacon exits already due and finishes `events`.
+    /// Ends the input: fires the beacon exits already due and finishes `events`. A monitor opened
+    /// from a store saves itself then.
     @discardableResult
     public func finish() -> [MonitorEvent] {
         buffer.removeAll(keepingCapacity: true)
         engine.finish(into: &buffer)
         publish()
+        if store != nil { checkpointQuietly() }
         continuation.finish()
         authorizationContinuation.finish()
         return buffer
+    }
+
+    /// Publishes the events in `buffer`, after `records` records were processed (which may make a
+    /// checkpoint due).
+    private func publish(records: Int) {
+        publish()
+        guard store != nil else { return }
+        recordsSinceCheckpoint += records
+        if checkpointIsDue { checkpointQuietly() }
     }
 
     private func publish() {

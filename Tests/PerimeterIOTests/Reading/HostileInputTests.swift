@@ -113,17 +113,20 @@ import Testing
     /// else from `recordBase64` (Latin-1 and broken UTF-8, in a CSV cell and in a JSON string).
     @Test(arguments: [ObservationFormat.jsonLines, .csv])
     func quarantinedLinesAreRecoverableByteForByte(_ format: ObservationFormat) throws {
-        let badLines: [[UInt8]] = format == .jsonLines ? [
+        // (Two lists with their types spelled out: one expression of both was too much for the type checker.)
+        let jsonLines: [[UInt8]] = [
             Array(#"{"type":"fix","device":"caf"#.utf8) + [0xE9] + Array(#"","t":1,"lat":0,"lon":0,"accuracy":1}"#.utf8),
             Array(#"{"type":"fix","device":"d2","t":1,"lat":95,"lon":0,"accuracy":1}"#.utf8),
             [0xFF, 0xFE, 0x7B, 0x00],
             Array(#"{"type":"fix","device":"d3","t":1,"lat":1,"lon":0,"accuracy":"#.utf8) + [0xC3],
-        ] : [
+        ]
+        let csvLines: [[UInt8]] = [
             Array("fix,caf".utf8) + [0xE9] + Array(",1,0,0,1".utf8),
             Array("fix,d2,1,95,0,1".utf8),
             Array("fix,\"d".utf8) + [0xF0, 0x9F] + Array("\",1,0,0,1".utf8),
             Array("fix,d3,1,1,0,1,".utf8) + [0x80],
         ]
+        let badLines = format == .jsonLines ? jsonLines : csvLines
         var input: [UInt8] = format == .csv ? Array("type,device,t,lat,lon,accuracy\n".utf8) : []
         for line in badLines { input += line + [0x0A] + Array((format == .csv ? "fix,ok,5,1,1,1" : Self.fix).utf8) + [0x0A] }
         let folder = try ToolProcess.folder("quarantine-bytes")
