@@ -83,6 +83,14 @@ public actor Monitor {
         if cadence.afterConditionChanges { checkpointQuietly() }
     }
 
+    /// Starts monitoring each condition in order, as `add(_:identifier:assuming:)` does; a duplicate
+    /// identifier throws, with the conditions before it added. A monitor opened from a store saves
+    /// once, after them all.
+    public func add(contentsOf conditions: [(condition: Condition, identifier: String, assuming: ConditionState?)]) throws(ConditionCatalogError) {
+        defer { if cadence.afterConditionChanges { checkpointQuietly() } }
+        try engine.add(contentsOf: conditions)
+    }
+
     /// Stops monitoring; its records go with it.
     public func remove(_ identifier: String) {
         guard engine.remove(identifier) else { return }

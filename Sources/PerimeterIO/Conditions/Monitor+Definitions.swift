@@ -12,9 +12,7 @@ extension Monitor {
     /// try await monitor.process(.fix(fix), device: "phone-1")
     /// ```
     public func add(contentsOf definitions: [ConditionDefinition]) throws(ConditionCatalogError) {
-        for definition in definitions {
-            try add(definition.condition, identifier: definition.identifier, assuming: definition.assuming)
-        }
+        try add(contentsOf: definitions.map { ($0.condition, $0.identifier, $0.assuming) })
     }
 }
 
