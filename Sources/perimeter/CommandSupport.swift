@@ -46,10 +46,8 @@ enum CommandSupport {
         return count > 0 ? min(count, all) : all
     }
 
-    /// Reads the conditions into a new engine with `policy` whose batch paths use `threads` threads;
-    /// the features are parsed and checked, and the polygons' evaluation data built, on as many.
-    static func loadEngine(conditions path: String, policy: MonitoringPolicy, repair: Bool,
-                           threads: Int = usableProcessorCount) throws -> MonitoringEngine {
+    /// Reads the conditions file (a bad one is the command's failure, a file without features a warning).
+    static func readConditions(_ path: String, repair: Bool, threads: Int) throws -> [ConditionDefinition] {
         let definitions: [ConditionDefinition]
         do {
             definitions = try ConditionsReader.read(contentsOf: path, repair: repair, threads: threads)
@@ -57,6 +55,14 @@ enum CommandSupport {
             throw fail(error.description)
         }
         warnIfEmpty(definitions, path: path)
+        return definitions
+    }
+
+    /// Reads the conditions into a new engine with `policy` whose batch paths use `threads` threads;
+    /// the features are parsed and checked, and the polygons' evaluation data built, on as many.
+    static func loadEngine(conditions path: String, policy: MonitoringPolicy, repair: Bool,
+                           threads: Int = usableProcessorCount) throws -> MonitoringEngine {
+        let definitions = try readConditions(path, repair: repair, threads: threads)
         var engine = MonitoringEngine(policy: policy)
         engine.batchThreads = threads
         do {

@@ -53,13 +53,39 @@ struct Evaluate: ParsableCommand {
 
     @OptionGroup var policy: PolicyOptions
 
+    @Option(help: "Keep the monitor's state in this SQLite file: each run goes on from the state the last left (a stream in parts), and a run that stopped goes on from its last checkpoint when run again. Needs --out.")
+    var state: String?
+
+    @Option(help: "With --state: the monitor's name in the state file.")
+    var monitor = "evaluate"
+
+    @Flag(help: "With --state: this file ends the stream, so the beacon exits due at its end fire (without it, a later part may still cancel them).")
+    var final = false
+
+    @Option(help: "With --state: seconds between checkpoints.")
+    var checkpointInterval: Double = 10
+
+    @Option(help: "With --state: a checkpoint at least every this many records too.")
+    var checkpointRecords: Int?
+
     func validate() throws {
         // (Usage errors, as the policy flags' bad values are: `ExitStatus.usage`.)
         guard threads.map({ $0 >= 1 }) ?? true else { throw ValidationError("--threads must be at least 1") }
         guard maxLineBytes >= 1 else { throw ValidationError("--max-line-bytes must be at least 1") }
+        guard checkpointInterval >= 0 && checkpointInterval.isFinite else { throw ValidationError("--checkpoint-interval must be a number of seconds ≥ 0") }
+        guard checkpointRecords.map({ $0 >= 1 }) ?? true else { throw ValidationError("--checkpoint-records must be at least 1") }
+        if state == nil {
+            for (flag, given) in [("--final", final), ("--monitor", monitor != "evaluate"), ("--checkpoint-interval", checkpointInterval != 10),
+                                  ("--checkpoint-records", checkpointRecords != nil)] where given {
+                throw ValidationError("\(flag) goes with --state")
+            }
+        } else if out == nil {
+            throw ValidationError("--state needs --out FILE: events written to standard output cannot be taken back after a crash")
+        }
     }
 
     func run() throws {
+        if let state { return try runWithState(state) }
         // Files written are staged beside their targets and put in place only when the run succeeds.
         let written = [(out == nil ? "standard output" : "--out", out ?? "-"), ("--quarantine", quarantine), ("--authorization-out", authorizationOut),
                        ("--summary", summary)].compactMap { option, path in path.map { (option: option, path: $0) } }

@@ -21,7 +21,7 @@ extension BatchEvaluation {
 
     private mutating func applyPendingOneByOne() throws(InputError) {
         for (k, pending) in pendingFixes.enumerated() {
-            try applyOne(.fix(pending.fix), device: pending.device, line: pending.cause, text: .pending(k))
+            try applyOne(.fix(pending.fix), device: pending.device, line: pending.cause - causeBase, text: .pending(k))
         }
         for (k, pending) in pendingSightings.enumerated() {
             let device = deviceID(number: pending.deviceNumber)
@@ -31,13 +31,13 @@ extension BatchEvaluation {
 
     /// The pending fixes through the engine's batch path, in batches cut at the event budget.
     private mutating func applyPendingFixesInBatches() throws(InputError) {
-        let fixes = pendingFixes
+        let fixes = pendingFixes, base = causeBase
         var start = 0
         while start < fixes.count {
             let end = budget.batchEnd(from: start, count: fixes.count, engine: engine) { fixes[$0].device }
             // (Pending fixes are a batch as they stand: only a batch cut short by the event budget is a copy.)
             let batch = start..<end == fixes.indices ? fixes : Array(fixes[start..<end])
-            try applyRejectingRefused(batch, textsFrom: start, cause: { fixes[start + $0].cause }) {
+            try applyRejectingRefused(batch, textsFrom: start, line: { fixes[start + $0].cause - base }) {
                 records, engine, events throws(BatchProblem) in try engine.process(records, into: &events)
             }
             start = end
@@ -47,14 +47,14 @@ extension BatchEvaluation {
     /// The pending sightings through the engine's batch path, in batches cut at the event budget,
     /// each made into the engine's records in `sightingBatch` (every device already named).
     private mutating func applyPendingSightingsInBatches() throws(InputError) {
-        let sightings = pendingSightings, ids = deviceIDs
+        let sightings = pendingSightings, ids = deviceIDs, base = causeBase
         var start = 0
         while start < sightings.count {
             let end = budget.batchEnd(from: start, count: sightings.count, engine: engine) { ids[Int(sightings[$0].deviceNumber)] }
             Self.fill(&sightingBatch, from: sightings, start..<end, threads: threads) {
-                SightingRecord(device: ids[Int($0.deviceNumber)], sighting: $0.sighting, cause: $0.line)
+                SightingRecord(device: ids[Int($0.deviceNumber)], sighting: $0.sighting, cause: $0.line + base)
             }
-            try applyRejectingRefused(sightingBatch, textsFrom: start, cause: { sightings[start + $0].line }) {
+            try applyRejectingRefused(sightingBatch, textsFrom: start, line: { sightings[start + $0].line }) {
                 records, engine, events throws(BatchProblem) in try engine.process(records, into: &events)
             }
             start = end
@@ -62,10 +62,10 @@ extension BatchEvaluation {
     }
 
     /// Applies `batch` with `process` from its start, then after each record it refuses (rejected,
-    /// with its line `cause(k)`), writing the events each time. The batch's texts are the pending
+    /// with its line `line(k)`), writing the events each time. The batch's texts are the pending
     /// texts from `textsFrom` on.
     private mutating func applyRejectingRefused<Record>(
-        _ batch: [Record], textsFrom: Int, cause: (Int) -> Int,
+        _ batch: [Record], textsFrom: Int, line: (Int) -> Int,
         process: ([Record], inout MonitoringEngine, inout [MonitorEvent]) throws(BatchProblem) -> Void
     ) throws(InputError) {
         var from = 0
@@ -80,19 +80,19 @@ extension BatchEvaluation {
             try writeEvents()
             guard let refusal else { break }
             let bad = from + refusal.index
-            try reject(InputError(file: observations.file, line: cause(bad), field: refusal.problem.field,
+            try reject(InputError(file: observations.file, line: line(bad), field: refusal.problem.field,
                                   message: refusal.problem.message),
                        bytes: bytes(of: .pending(textsFrom + bad)))
             from = bad + 1
         }
     }
 
-    /// Applies one record and writes its events; a refused record is rejected after the events
-    /// that the time before it produced.
+    /// Applies one record, on `line` of the file, and writes its events; a refused record is
+    /// rejected after the events that the time before it produced.
     mutating func applyOne(_ observation: Observation, device: DeviceID, line: Int, text: RecordText) throws(InputError) {
         events.removeAll(keepingCapacity: true)
         do throws(ObservationProblem) {
-            try engine.process(observation, device: device, cause: line, into: &events)
+            try engine.process(observation, device: device, cause: line + causeBase, into: &events)
         } catch {
             try writeEvents()
             events.removeAll(keepingCapacity: true)

@@ -17,7 +17,7 @@ extension BatchEvaluation {
         let now = clock.now
         if now - start > .seconds(2) && now - lastProgress >= .seconds(1) {
             lastProgress = now
-            summary.elapsedSeconds = (now - start).seconds
+            summary.elapsedSeconds = elapsedBefore + (now - start).seconds
             progress(summary)
         }
     }
@@ -31,6 +31,9 @@ extension BatchEvaluation {
         let read = Self.readPlainFixes(&observations, into: &pendingFixes, limit: keepTexts ? 1 : Self.batchSize - pendingFixes.count,
                                        deviceIDs: &deviceIDs, engine: &engine)
         guard read > 0 else { return false }
+        if causeBase != 0 {
+            for k in pendingFixes.count - read ..< pendingFixes.count { pendingFixes[k].cause += causeBase }
+        }
         summary.recordsRead += read
         if keepTexts { pendingTexts.append(observations.currentLineBytes) }
         if pendingFixes.count >= Self.batchSize { try applyPending() }
@@ -63,7 +66,7 @@ extension BatchEvaluation {
     private mutating func pend(_ fix: Fix, of record: ObservationRecord) throws(InputError) {
         if !pendingSightings.isEmpty { try applyPending() }
         let device = deviceID(number: record.deviceNumber)
-        pendingFixes.append(FixRecord(device: device, fix: fix, cause: record.line))
+        pendingFixes.append(FixRecord(device: device, fix: fix, cause: record.line + causeBase))
         if keepTexts { pendingTexts.append(observations.currentLineBytes) }
         if pendingFixes.count >= Self.batchSize { try applyPending() }
     }

@@ -33,19 +33,19 @@ extension BatchEvaluation {
         }
     }
 
-    /// Ends the run: applies what is pending, writes the final lines of the events the engine still
-    /// holds, flushes every output, and completes the summary.
+    /// Ends the run: applies what is pending, fires the beacon exits due at the end of the stream (if
+    /// it ends here), flushes every output, and completes the summary.
     mutating func finish() throws(InputError) -> EvaluationSummary {
         try applyPending()
         events.removeAll(keepingCapacity: true)
-        engine.finish(into: &events)
+        if endsStream { engine.finish(into: &events) }
         try writeEvents()
         try outputs.events.flush()
         try outputs.quarantine?.flush()
         try outputs.authorization?.flush()
         summary.heldAtEnd = engine.heldEventCount
         summary.requests = engine.requestOutcomes
-        summary.elapsedSeconds = (clock.now - start).seconds
+        summary.elapsedSeconds = elapsedBefore + (clock.now - start).seconds
         return summary
     }
 }

@@ -53,7 +53,8 @@ public struct BatchEvaluation: ~Copyable {
 
     // A run's state. Its steps are methods on it, in files by concept: reading (+Reading), applying
     // the pending records in batches (+Applying, cut by EventBudget), writing events and
-    // authorization changes and finishing (+Writing), quarantining bad records (+Quarantine).
+    // authorization changes and finishing (+Writing), quarantining bad records (+Quarantine),
+    // saving progress (+Checkpoints).
 
     // What the run works on: moved in by `run` and handed back to its caller when the run ends.
     var engine: MonitoringEngine
@@ -99,9 +100,27 @@ public struct BatchEvaluation: ~Copyable {
     /// Where batches are cut so that their devices' start events stay within the event budget.
     var budget: EventBudget
 
+    /// Lines of the stream before the file's first, added to each event's cause (`Continuation`).
+    let causeBase: Int
+    /// Whether the end of the file is the end of the stream: the beacon exits due then fire.
+    let endsStream: Bool
+    /// When and how the run saves its progress, if it does.
+    let checkpoints: Checkpoints?
+    /// The number of records read at which the checkpoint clock is next read.
+    var nextCheckpointCheck = 0
+    var lastCheckpoint: (records: Int, at: ContinuousClock.Instant)
+    /// Seconds the run took before it was resumed.
+    let elapsedBefore: Double
+
     private init(engine: consuming MonitoringEngine, observations: consuming ObservationReader, outputs: consuming Outputs,
-                 badRecords: BadRecords, eventBudget: Int) {
+                 badRecords: BadRecords, eventBudget: Int, continuation: Continuation) {
         start = clock.now
+        causeBase = continuation.causeBase
+        endsStream = continuation.endsStream
+        checkpoints = continuation.checkpoints
+        summary = continuation.summary
+        elapsedBefore = continuation.summary.elapsedSeconds
+        lastCheckpoint = (continuation.summary.recordsRead, start)
         lastProgress = start
         self.engine = engine
         self.observations = observations
@@ -120,6 +139,8 @@ public struct BatchEvaluation: ~Copyable {
     ///   - progress: called about once a second after the first two seconds, with the counts so far.
     ///   - eventBudget: about how many events one batch may hold (`defaultEventBudget`); one device's
     ///     start may pass it alone.
+    ///   - continuation: for a run that goes on from an earlier one (a stream in parts, a run resumed
+    ///     after a crash): its causes, end, counts so far and checkpoints. By default, a whole stream.
     /// - Throws: the first bad record's error when `badRecords` is `.stop`, or an output error. Events
     ///   of the records before it have been written.
     public static func run(engine: inout MonitoringEngine,
@@ -127,10 +148,11 @@ public struct BatchEvaluation: ~Copyable {
                            outputs: inout Outputs,
                            badRecords: BadRecords = .stop,
                            eventBudget: Int = defaultEventBudget,
+                           continuation: Continuation = Continuation(),
                            progress: (EvaluationSummary) -> Void = { _ in }) throws(InputError) -> EvaluationSummary {
         // (Moved, not copied: a copy of the engine would copy its state on its first change.)
         var evaluation = BatchEvaluation(engine: consume engine, observations: consume observations, outputs: consume outputs,
-                                         badRecords: badRecords, eventBudget: eventBudget)
+                                         badRecords: badRecords, eventBudget: eventBudget, continuation: continuation)
         let result: Result<EvaluationSummary, InputError>
         do throws(InputError) {
             result = .success(try evaluation.evaluate(progress: progress))
@@ -152,6 +174,7 @@ public struct BatchEvaluation: ~Copyable {
     mutating func evaluate(progress: (EvaluationSummary) -> Void) throws(InputError) -> EvaluationSummary {
         while true {
             reportProgressIfDue(progress)
+            try checkpointIfDue()
             if try readPlainFixes() { continue }
             guard let next = observations.next() else { break }
             summary.recordsRead += 1

@@ -1,7 +1,7 @@
 import Perimeter
 
 /// What a batch evaluation read and produced, for the summary on standard error.
-public struct EvaluationSummary: Sendable, Hashable {
+public struct EvaluationSummary: Sendable, Hashable, Codable {
     /// Records read, bad ones included.
     public var recordsRead = 0
     /// Records refused (bad values, out of order); quarantined when the caller chose to go on.

@@ -29,6 +29,8 @@ public struct BufferedOutput: ~Copyable {
     private let mode: mode_t
     private var committed = false
     private var buffer: [UInt8] = []
+    /// Bytes written to the file so far (the buffer not counted): where a resumed run cuts it back to.
+    public private(set) var length = 0
     private static let capacity = 1 << 16
 
     /// Creates (or truncates) `path`; `-` is standard output.
@@ -53,6 +55,36 @@ public struct BufferedOutput: ~Copyable {
         self.target = target
         self.mode = mode
         buffer.reserveCapacity(Self.capacity)
+    }
+
+    /// Goes on with a staged output whose partial file `partialPath` a run that stopped left: cut back
+    /// to its first `length` bytes (what was saved with the run's state), then appended to; `commit()`
+    /// renames it over `path` as usual. Refused when the partial file is missing or shorter.
+    public init(resuming partialPath: String, replacing path: String, length: Int) throws(InputError) {
+        let fd = open(partialPath, O_WRONLY)
+        func failure(_ message: String) -> InputError {
+            InputError(file: path, line: nil, field: nil, message: "cannot go on with the run's partial output \(partialPath): \(message)")
+        }
+        guard fd >= 0 else { throw failure(String(cString: strerror(errno))) }
+        var status = stat()
+        guard fstat(fd, &status) == 0, Int(status.st_size) >= length else {
+            close(fd)
+            throw failure("it is shorter than the \(length) bytes the state saved")
+        }
+        guard ftruncate(fd, off_t(length)) == 0, lseek(fd, off_t(length), SEEK_SET) == off_t(length) else {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw failure(reason)
+        }
+        var target = stat()
+        let exists = stat(path, &target) == 0
+        var link = stat()
+        let real = exists && lstat(path, &link) == 0 && (link.st_mode & S_IFMT) == S_IFLNK ? (Self.realPath(path) ?? path) : path
+        let mask = umask(0)
+        umask(mask)
+        self.init(name: path, descriptor: fd, ownsDescriptor: true, partialPath: partialPath, target: real,
+                  mode: exists ? target.st_mode & 0o7777 : 0o644 & ~mask)
+        self.length = length
     }
 
     /// Stages a replacement of `path` (`-` is standard output, written as it comes): a regular file,
@@ -111,9 +143,20 @@ public struct BufferedOutput: ~Copyable {
     /// Writes out what is buffered.
     public mutating func flush() throws(InputError) {
         let failure = Self.writeAll(buffer, to: descriptor)
+        if failure == nil { length += buffer.count }
         buffer.removeAll(keepingCapacity: true)
         if let failure {
             throw InputError(file: name, line: nil, field: nil, message: "cannot write: \(failure)")
+        }
+    }
+
+    /// Writes out what is buffered and puts it on the disk (`fsync`): after a crash, even of the
+    /// machine, the file holds at least `length` bytes.
+    public mutating func sync() throws(InputError) {
+        try flush()
+        // (A device or a pipe cannot be synced, and need not be: EINVAL.)
+        if ownsDescriptor && fsync(descriptor) != 0 && errno != EINVAL {
+            throw InputError(file: name, line: nil, field: nil, message: "cannot write: \(String(cString: strerror(errno)))")
         }
     }
 

@@ -44,6 +44,27 @@ enum InputFile {
         return data
     }
 
+    /// A digest (FNV-1a, 64 bits, in hex) of the 64 KiB of `path` before `offset` (all of them when
+    /// fewer): what tells the file a position was saved in from another one, or from one rewritten
+    /// since, without reading it whole.
+    static func tailDigest(_ path: String, before offset: Int) throws(InputError) -> String {
+        let descriptor = try openForReading(path)
+        defer { close(descriptor) }
+        let count = min(offset, 1 << 16)
+        var bytes = [UInt8](repeating: 0, count: count)
+        var got = 0
+        while got < count {
+            let n = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + got, count - got, off_t(offset - count + got)) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { throw InputError(file: path, line: nil, field: nil, message: "it is shorter than the \(offset) bytes read before") }
+            got += n
+        }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        let hex = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+
     /// The plain words for why `path` cannot be opened or read.
     static func problem(_ path: String, errno code: Int32) -> InputError {
         let message = switch code {

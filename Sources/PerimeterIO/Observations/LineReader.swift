@@ -44,6 +44,8 @@ struct LineReader: ~Copyable {
     private var replayCut = false
     /// Bytes searched for a newline after a refill (the tests' measure that reading is linear).
     private(set) var bytesSearchedAfterRefill = 0
+    /// The file offset just past the last byte read into the buffer.
+    private var offsetRead = 0
 
     /// The longest line read whole by default: far beyond any record, small enough to hold.
     static let defaultMaxLineBytes = 16 << 20
@@ -53,20 +55,31 @@ struct LineReader: ~Copyable {
     /// Bytes asked of each `read`: large enough that system calls cost little per line.
     static let chunkSize = 1 << 18
 
-    /// Opens `path`, or standard input for `-`.
-    init(path: String, maxLineBytes: Int = defaultMaxLineBytes) throws(InputError) {
+    /// Opens `path`, or standard input for `-`; with `offset`, reads from that byte on, its lines
+    /// numbered on from `lineNumber` (a file only: standard input cannot be read from a position).
+    init(path: String, maxLineBytes: Int = defaultMaxLineBytes, offset: Int = 0, lineNumber: Int = 0) throws(InputError) {
         precondition(maxLineBytes >= 1, "a line may hold at least one byte")
-        self.maxLineBytes = maxLineBytes
-        if path == "-" {
-            descriptor = 0
-            ownsDescriptor = false
-        } else {
-            descriptor = try InputFile.openForReading(path)
-            ownsDescriptor = true
+        let descriptor = path == "-" ? 0 : try InputFile.openForReading(path)
+        if offset > 0 && lseek(descriptor, off_t(offset), SEEK_SET) != off_t(offset) {
+            let reason = String(cString: strerror(errno))
+            if path != "-" { close(descriptor) }
+            throw InputError(file: path == "-" ? "<stdin>" : path, line: nil, field: nil, message: "cannot read from byte \(offset): \(reason)")
         }
+        self.maxLineBytes = maxLineBytes
+        self.descriptor = descriptor
+        ownsDescriptor = path != "-"
         capacity = Self.chunkSize
         storage = .allocate(capacity: capacity)
+        if offset > 0 {
+            offsetRead = offset
+            self.lineNumber = lineNumber
+            atStart = false
+        }
     }
+
+    /// The file offset of the first byte not handed out yet: where a reader made with this offset
+    /// (and `lineNumber`) goes on. `nil` while a cut line handed back waits to be read again.
+    var offset: Int? { replayCut ? nil : offsetRead - (end - start) }
 
     deinit {
         storage.deallocate()
@@ -248,6 +261,7 @@ struct LineReader: ~Copyable {
             let n = read(descriptor, storage + end, capacity - end)
             if n > 0 {
                 end += n
+                offsetRead += n
                 return
             }
             if n < 0 {

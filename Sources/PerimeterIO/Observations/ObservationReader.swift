@@ -12,10 +12,10 @@ import Perimeter
 public struct ObservationReader: ~Copyable {
     public let file: String
     /// The format in use; `nil` until the first line is read when neither caller nor name said.
-    public private(set) var format: ObservationFormat?
-    private(set) var lines: LineReader
-    private var csvHeader: [String]?
-    private var csvColumns: PlainRecordDecoder.CSVColumns?
+    public internal(set) var format: ObservationFormat?
+    var lines: LineReader
+    var csvHeader: [String]?
+    var csvColumns: PlainRecordDecoder.CSVColumns?
     private var devices = DeviceNames()
     /// Set when the file itself is unusable (a bad CSV header): every later call returns `nil`,
     /// and the error returned is not one record's, so it cannot be quarantined.
@@ -260,11 +260,11 @@ public struct ObservationReader: ~Copyable {
     public var deviceCount: Int { devices.names.count }
 
     /// JSON Lines if the first non-blank line opens an object, else CSV.
-    private func sniff(_ line: UnsafeBufferPointer<UInt8>) -> ObservationFormat {
+    func sniff(_ line: UnsafeBufferPointer<UInt8>) -> ObservationFormat {
         line.first { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") } == UInt8(ascii: "{") ? .jsonLines : .csv
     }
 
-    private func isBlank(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
+    func isBlank(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
         line.allSatisfy { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
     }
 
@@ -325,7 +325,7 @@ public struct ObservationReader: ~Copyable {
         return decode(RecordFields(fields: object.members.map { ($0.key, .json($0.value)) }))
     }
 
-    private mutating func readHeader() -> InputError? {
+    mutating func readHeader() -> InputError? {
         let names: [String]
         switch CSVRow.split(lines.line) {
         case .success(let cells): names = cells.map { $0.trimmingSpaces }

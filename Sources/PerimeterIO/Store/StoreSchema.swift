@@ -8,7 +8,7 @@ enum StoreSchema {
     static let applicationID: Int32 = 0x5052_4D54
 
     /// The schema version this build writes (`PRAGMA user_version`, and the migrations below).
-    static let version = 1
+    static let version = 2
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -49,6 +49,38 @@ enum StoreSchema {
                     PRIMARY KEY (monitor, device, identifier)
                 ) WITHOUT ROWID;
                 PRAGMA user_version = 1;
+                """)
+        }
+        // Version 2: the tool's runs. How far each observations file was read (`input`), and the
+        // unfinished run of a monitor with its staged outputs and their lengths at the last
+        // checkpoint (`run`, `runOutput`), so that a run stopped at any moment goes on exactly.
+        migrator.registerMigration("v2") { db in
+            try db.execute(sql: """
+                CREATE TABLE input (
+                    monitor INTEGER NOT NULL REFERENCES monitor(id) ON DELETE CASCADE,
+                    path TEXT NOT NULL,
+                    offset INTEGER NOT NULL,
+                    line INTEGER NOT NULL,
+                    tail TEXT NOT NULL,
+                    PRIMARY KEY (monitor, path)
+                ) WITHOUT ROWID;
+                CREATE TABLE run (
+                    monitor INTEGER PRIMARY KEY REFERENCES monitor(id) ON DELETE CASCADE,
+                    command TEXT NOT NULL,
+                    input TEXT NOT NULL,
+                    causeBase INTEGER NOT NULL,
+                    committing INTEGER NOT NULL,
+                    summary TEXT NOT NULL
+                );
+                CREATE TABLE runOutput (
+                    monitor INTEGER NOT NULL REFERENCES run(monitor) ON DELETE CASCADE,
+                    option TEXT NOT NULL,
+                    target TEXT NOT NULL,
+                    partial TEXT NOT NULL,
+                    length INTEGER NOT NULL,
+                    PRIMARY KEY (monitor, option)
+                ) WITHOUT ROWID;
+                PRAGMA user_version = 2;
                 """)
         }
         return migrator

@@ -1,0 +1,157 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Perimeter
+
+extension ResumableEvaluation {
+    /// The engine the state holds, its conditions brought in line with the conditions file (those
+    /// no longer in it removed, new ones added, changed ones removed and added again), or a new
+    /// engine with the file's conditions when the state has no monitor of that name yet.
+    func restoredEngine(_ saved: Monitor.Snapshot?, notes: inout [String]) throws -> MonitoringEngine {
+        guard let saved else {
+            var engine = MonitoringEngine(policy: request.policy)
+            engine.batchThreads = request.threads
+            try engine.add(contentsOf: request.conditions)
+            return engine
+        }
+        guard saved.policy == request.policy else {
+            throw Refusal(description: """
+                \(request.state): monitor \(request.monitor) was evaluated with other policy values; a run must repeat them (or use another --state or --monitor):
+                saved:        \(saved.policy)
+                this command: \(request.policy)
+                """)
+        }
+        var engine = try MonitoringEngine(policy: saved.policy, restoring: saved.engine)
+        engine.batchThreads = request.threads
+        var live: [String: ConditionAddition] = [:]
+        var order: [String] = []
+        for addition in saved.engine.conditions {
+            if addition.isRemoved {
+                live[addition.identifier] = nil
+            } else {
+                live[addition.identifier] = addition
+                order.append(addition.identifier)
+            }
+        }
+        let wanted = Set(request.conditions.map(\.identifier))
+        var removed = 0, changed = 0
+        for identifier in order where live[identifier] != nil && !wanted.contains(identifier) {
+            engine.remove(identifier)
+            removed += 1
+        }
+        var added: [ConditionDefinition] = []
+        for definition in request.conditions {
+            if let addition = live[definition.identifier] {
+                let initialState = definition.assuming ?? saved.policy.defaultAssumption
+                if addition.condition == definition.condition && addition.initialState == initialState { continue }
+                engine.remove(definition.identifier)
+                changed += 1
+            }
+            added.append(definition)
+        }
+        try engine.add(contentsOf: added)
+        if removed + changed + added.count > 0 {
+            notes.append("the conditions changed since the state's last run: \(added.count - changed) added, \(removed) removed, \(changed) changed (removed and added again)")
+        }
+        return engine
+    }
+
+    /// Refuses a file whose bytes before `position` are not those the state read there.
+    func checkTail(at position: ReadPosition) throws {
+        guard position.offset > 0 else { return }
+        let tail: String
+        do {
+            tail = try InputFile.tailDigest(input, before: position.offset)
+        } catch {
+            throw Refusal(description: "\(request.observations): \(request.state) read it to byte \(position.offset) (line \(position.line)), but \(error.message)")
+        }
+        guard try store.input(monitor: request.monitor, path: input)?.tail == tail else {
+            throw Refusal(description: "\(request.observations): not the file \(request.state) read to byte \(position.offset) (line \(position.line)): its bytes before that differ; a file may grow between runs, but not change")
+        }
+    }
+
+    func fileSize(_ path: String) -> Int? {
+        var status = stat()
+        return stat(path, &status) == 0 ? Int(status.st_size) : nil
+    }
+
+    /// New staged outputs for a new run.
+    static func stagedOutputs(_ request: Request) throws(InputError) -> BatchEvaluation.Outputs {
+        var outputs = BatchEvaluation.Outputs(events: try BufferedOutput(replacing: request.events))
+        if let quarantine = request.quarantine { outputs.quarantine = try BufferedOutput(replacing: quarantine) }
+        if let authorization = request.authorization { outputs.authorization = try BufferedOutput(replacing: authorization) }
+        return outputs
+    }
+
+    /// The staged outputs of a run that stopped, cut back to their lengths at its last checkpoint.
+    static func resumedOutputs(_ run: StoredRun) throws(InputError) -> BatchEvaluation.Outputs {
+        func output(_ option: String) throws(InputError) -> BufferedOutput? {
+            guard let stored = run.outputs.first(where: { $0.option == option }) else { return nil }
+            return try BufferedOutput(resuming: stored.partial, replacing: stored.target, length: stored.length)
+        }
+        guard let events = try output("--out") else {
+            throw InputError(file: run.input, line: nil, field: nil, message: "the state's run has no events output")
+        }
+        var outputs = BatchEvaluation.Outputs(events: events)
+        outputs.quarantine = try output("--quarantine")
+        outputs.authorization = try output("--authorization-out")
+        return outputs
+    }
+
+    /// The run's outputs as the state keeps them (lengths 0).
+    static func stored(partials: [String?], _ request: Request) throws -> [StoredRun.Output] {
+        var stored: [StoredRun.Output] = []
+        func add(_ option: String, _ target: String, _ partial: String?) throws {
+            guard let partial else {
+                throw Refusal(description: "\(option) \(target): --state needs an output that is a file, which a stopped run can cut back")
+            }
+            stored.append(StoredRun.Output(option: option, target: target, partial: partial, length: 0))
+        }
+        try add("--out", request.events, partials[0])
+        if let quarantine = request.quarantine { try add("--quarantine", quarantine, partials[1]) }
+        if let authorization = request.authorization { try add("--authorization-out", authorization, partials[2]) }
+        return stored
+    }
+
+    /// `outputs` with the lengths given.
+    static func lengths(_ outputs: [StoredRun.Output], events: Int, quarantine: Int?, authorization: Int?) -> [StoredRun.Output] {
+        outputs.map { output in
+            var output = output
+            switch output.option {
+            case "--out": output.length = events
+            case "--quarantine": output.length = quarantine ?? 0
+            default: output.length = authorization ?? 0
+            }
+            return output
+        }
+    }
+
+    /// Puts in place the outputs of a run that had finished and was doing so when it stopped: those
+    /// still in their partial files (the others were put in place already).
+    static func commit(_ run: StoredRun) throws(InputError) {
+        for output in run.outputs where access(output.partial, F_OK) == 0 {
+            var resumed = try BufferedOutput(resuming: output.partial, replacing: output.target, length: output.length)
+            try resumed.commit()
+        }
+    }
+
+    static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// `path` made absolute (its folder's links resolved), for the text of a command.
+    static func absolute(_ path: String) -> String {
+        if let real = realPath(path) { return real }
+        var folder = ".", name = path
+        if let slash = path.lastIndex(of: "/") {
+            folder = slash == path.startIndex ? "/" : String(path[..<slash])
+            name = String(path[path.index(after: slash)...])
+        }
+        let resolved: String = realPath(folder) ?? folder
+        return resolved + "/" + name
+    }
+}
