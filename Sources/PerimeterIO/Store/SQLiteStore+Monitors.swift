@@ -1,4 +1,6 @@
+import Dispatch
 import Foundation
+import Synchronization
 internal import GRDB
 import Perimeter
 
@@ -63,7 +65,20 @@ extension SQLiteStore {
             SELECT identifier, definition, initialState, addedAt, removed FROM condition WHERE monitor = ? ORDER BY position
             """, arguments: [id]).map { row in
             let identifier: String = row["identifier"]
-            let condition = try decode(Condition.self, row["definition"], "condition \(identifier)")
+            // (Version 1 kept JSON text; version 2 writes a blob.)
+            let condition: Condition
+            switch (row["definition"] as DatabaseValue).storage {
+            case .blob(let blob):
+                do {
+                    condition = try ConditionBlob.decode(Array(blob))
+                } catch {
+                    throw MonitorStoreError("monitor \(name): condition \(identifier) cannot be read: \(error)")
+                }
+            case .string(let text):
+                condition = try decode(Condition.self, text, "condition \(identifier)")
+            default:
+                throw MonitorStoreError("monitor \(name): condition \(identifier) has no definition")
+            }
             guard let initialState = ConditionState(rawValue: row["initialState"]) else {
                 throw MonitorStoreError("monitor \(name): condition \(identifier) has no starting state")
             }
@@ -80,6 +95,25 @@ extension SQLiteStore {
             try decode(Monitor.LastEvent.self, row["event"], "the last event of \(row["identifier"] as String) for \(row["device"] as String)")
         }
         return Monitor.Snapshot(policy: policy, engine: engine, lastEvents: lastEvents, recordCount: row["recordCount"])
+    }
+
+    /// `values` as JSON texts, encoded in chunks on every core.
+    static func encodeInParallel<T: Encodable & Sendable>(_ values: [T]) throws -> [String] {
+        let chunks = values.count >= 1024 ? ProcessInfo.processInfo.activeProcessorCount : 1
+        let texts = Mutex([String](repeating: "", count: values.count))
+        let failure = Mutex<(any Error)?>(nil)
+        DispatchQueue.concurrentPerform(iterations: chunks) { k in
+            let encoder = JSONEncoder()
+            let range = values.count * k / chunks ..< values.count * (k + 1) / chunks
+            do {
+                let chunk = try values[range].map { String(decoding: try encoder.encode($0), as: UTF8.self) }
+                texts.withLock { $0.replaceSubrange(range, with: chunk) }
+            } catch {
+                failure.withLock { $0 = error }
+            }
+        }
+        if let error = failure.withLock({ $0 }) { throw error }
+        return texts.withLock { $0 }
     }
 
     static func saveMonitor(_ snapshot: Monitor.Snapshot, named name: String, _ db: Database) throws {
@@ -107,18 +141,20 @@ extension SQLiteStore {
             INSERT INTO condition (monitor, position, identifier, definition, initialState, addedAt, removed) VALUES (?, ?, ?, ?, ?, ?, ?)
             """)
         for (position, addition) in snapshot.engine.conditions.enumerated().dropFirst(saved.count) {
-            try insertCondition.execute(arguments: [id, position, addition.identifier, try text(addition.condition),
+            try insertCondition.execute(arguments: [id, position, addition.identifier, Data(ConditionBlob.encode(addition.condition)),
                                                     addition.initialState.rawValue, addition.addedAt?.nanosecondsSinceEpoch,
                                                     addition.isRemoved])
         }
 
-        // Devices are never removed either: each saved one is replaced, new ones appended.
+        // Devices are never removed either: each saved one is replaced, new ones appended. Their JSON,
+        // most of a checkpoint's work, is made on every core first.
+        let states = try encodeInParallel(snapshot.engine.devices)
         let upsertDevice = try db.cachedStatement(sql: """
             INSERT INTO device (monitor, position, name, state) VALUES (?, ?, ?, ?)
             ON CONFLICT (monitor, position) DO UPDATE SET name = excluded.name, state = excluded.state
             """)
         for (position, device) in snapshot.engine.devices.enumerated() {
-            try upsertDevice.execute(arguments: [id, position, device.name, try text(device)])
+            try upsertDevice.execute(arguments: [id, position, device.name, states[position]])
         }
 
         try db.execute(sql: "DELETE FROM lastEvent WHERE monitor = ?", arguments: [id])
