@@ -18,11 +18,12 @@ extension Evaluate {
             var summaryFile: BufferedOutput?
             if let summary { summaryFile = try BufferedOutput(replacing: summary) }
             InterruptNote.install("perimeter: error: stopped by a signal; run the same command again to go on from the last checkpoint in \(state)\n")
-            let request = ResumableEvaluation.Request(
+            var request = ResumableEvaluation.Request(
                 state: state, monitor: monitor, conditions: definitions, policy: try policy.policy(), threads: threads,
                 observations: observations, format: format, maxLineBytes: maxLineBytes, events: out!, quarantine: quarantine,
                 authorization: authorizationOut, endsStream: final, checkpointInterval: .milliseconds(Int64(checkpointInterval * 1000)),
                 checkpointRecords: checkpointRecords)
+            request.endStoppedRun = endStoppedRun
             let outcome = try ResumableEvaluation.run(request) {
                 CommandSupport.printError("perimeter: … \($0.recordsRead) records, \($0.events) events, \(Int($0.recordsPerSecond)) records/s")
             }

@@ -68,6 +68,9 @@ struct Evaluate: ParsableCommand {
     @Option(help: "With --state: a checkpoint at least every this many records too.")
     var checkpointRecords: Int?
 
+    @Flag(help: "With --state: when the state holds a run of another command that stopped, end it at its last checkpoint (its outputs put in place with the events up to there) and go on with this command from there.")
+    var endStoppedRun = false
+
     func validate() throws {
         // (Usage errors, as the policy flags' bad values are: `ExitStatus.usage`.)
         guard threads.map({ $0 >= 1 }) ?? true else { throw ValidationError("--threads must be at least 1") }
@@ -76,7 +79,7 @@ struct Evaluate: ParsableCommand {
         guard checkpointRecords.map({ $0 >= 1 }) ?? true else { throw ValidationError("--checkpoint-records must be at least 1") }
         if state == nil {
             for (flag, given) in [("--final", final), ("--monitor", monitor != "evaluate"), ("--checkpoint-interval", checkpointInterval != 10),
-                                  ("--checkpoint-records", checkpointRecords != nil)] where given {
+                                  ("--checkpoint-records", checkpointRecords != nil), ("--end-stopped-run", endStoppedRun)] where given {
                 throw ValidationError("\(flag) goes with --state")
             }
         } else if out == nil {

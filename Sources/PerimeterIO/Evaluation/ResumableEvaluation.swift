@@ -34,6 +34,9 @@ public struct ResumableEvaluation {
         public var endsStream: Bool
         public var checkpointInterval: Duration
         public var checkpointRecords: Int?
+        /// When the state holds a stopped run of another command: end that run where its last
+        /// checkpoint stood (its outputs put in place as they were then) and go on with this one.
+        public var endStoppedRun = false
 
         public init(state: String, monitor: String, conditions: [ConditionDefinition], policy: MonitoringPolicy, threads: Int,
                     observations: String, format: ObservationFormat?, maxLineBytes: Int, events: String, quarantine: String?,
@@ -100,13 +103,18 @@ public struct ResumableEvaluation {
         var outputs: BatchEvaluation.Outputs
         var run: StoredRun
         var resumed = false
-        if let unfinished = try store.unfinishedRun(monitor: request.monitor) {
-            guard unfinished.command == command else {
+        if let stopped = try store.unfinishedRun(monitor: request.monitor), stopped.command != command {
+            guard request.endStoppedRun else {
                 throw Refusal(description: """
-                    \(request.state): monitor \(request.monitor) has an unfinished run of another command; run it again to finish it:
-                    \(unfinished.command.replacingOccurrences(of: "\n", with: ", "))
+                    \(request.state): monitor \(request.monitor) has a run of another command that stopped; run that command again to finish it, or give --end-stopped-run to end it at its last checkpoint:
+                    \(stopped.command.replacingOccurrences(of: "\n", with: ", "))
                     """)
             }
+            try Self.commit(stopped)
+            try store.endRun(monitor: request.monitor)
+            notes.append("the run that had stopped ended at its last checkpoint: \(stopped.outputs.map { "\($0.target) holds its first \($0.length) bytes" }.joined(separator: ", "))")
+        }
+        if let unfinished = try store.unfinishedRun(monitor: request.monitor) {
             if unfinished.committing {
                 try Self.commit(unfinished)
                 try store.endRun(monitor: request.monitor)
@@ -128,8 +136,10 @@ public struct ResumableEvaluation {
                 }
             }
             try reader.start(at: position)
-            // The file's lines number on from the stream's; a CSV part's header is not one of them.
-            let causeBase = streamLines - (reader.format == .csv && streamLines > 0 && position.offset == 0 ? 1 : 0)
+            // The file's lines number on from the stream's before it (a later CSV part's header not
+            // counted); a file read partly already numbers on from where it was left.
+            let causeBase = position.offset > 0 ? streamLines - position.line
+                : streamLines - (reader.format == .csv && streamLines > 0 ? 1 : 0)
             outputs = try Self.stagedOutputs(request)
             let partials: [String?] = [outputs.events.partialPath, outputs.quarantine?.partialPath, outputs.authorization?.partialPath]
             run = StoredRun(command: command, input: input, causeBase: causeBase, summary: EvaluationSummary(),

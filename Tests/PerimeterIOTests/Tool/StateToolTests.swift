@@ -54,23 +54,54 @@ import Testing
         let lines = try Fixture.text("city/observations.jsonl").split(separator: "\n")
         try (lines.prefix(50).joined(separator: "\n") + "\n").write(toFile: folder + "/obs.jsonl", atomically: true, encoding: .utf8)
         #expect(try Self.evaluate(folder, ["--state", state], observations: folder + "/obs.jsonl").status == 0)
-        // The same file, grown: read on from where the state stopped.
+        let first = try String(contentsOfFile: folder + "/events.jsonl", encoding: .utf8)
+        // The same file, grown: read on from where the state stopped, its lines numbered as before.
         try (lines.prefix(80).joined(separator: "\n") + "\n").write(toFile: folder + "/obs.jsonl", atomically: true, encoding: .utf8)
-        let grown = try Self.evaluate(folder, ["--state", state], observations: folder + "/obs.jsonl")
+        let grown = try Self.evaluate(folder, ["--state", state, "--final"], observations: folder + "/obs.jsonl")
         #expect(grown.status == 0, "\(grown.stderr)")
         #expect(grown.stderr.contains("30 records read"), "\(grown.stderr)")
+        let second = try String(contentsOfFile: folder + "/events.jsonl", encoding: .utf8)
+        let whole = try ToolProcess.run(["evaluate", "--conditions", Self.conditions, "--observations", folder + "/obs.jsonl"])
+        #expect(first + second == whole.stdout)
         // Nothing new: the outputs are left alone.
         let before = try Data(contentsOf: URL(fileURLWithPath: folder + "/events.jsonl"))
-        let again = try Self.evaluate(folder, ["--state", state], observations: folder + "/obs.jsonl")
+        let again = try Self.evaluate(folder, ["--state", state, "--final"], observations: folder + "/obs.jsonl")
         #expect(again.status == 0 && again.stderr.contains("nothing after what"), "\(again.stderr)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: folder + "/events.jsonl")) == before)
         // Another policy.
-        let policy = try Self.evaluate(folder, ["--state", state, "--hysteresis", "20"], observations: folder + "/obs.jsonl")
+        let policy = try Self.evaluate(folder, ["--state", state, "--final", "--hysteresis", "20"], observations: folder + "/obs.jsonl")
         #expect(policy.status == 1 && policy.stderr.contains("other policy values"), "\(policy.stderr)")
         // The file changed before the point reached.
         try (lines.dropFirst().prefix(90).joined(separator: "\n") + "\n").write(toFile: folder + "/obs.jsonl", atomically: true, encoding: .utf8)
-        let changed = try Self.evaluate(folder, ["--state", state], observations: folder + "/obs.jsonl")
+        let changed = try Self.evaluate(folder, ["--state", state, "--final"], observations: folder + "/obs.jsonl")
         #expect(changed.status == 1 && changed.stderr.contains("not the file"), "\(changed.stderr)")
+    }
+
+    /// A run stopped by a bad record is a stopped run: another command is refused, with the command
+    /// to finish it; `--end-stopped-run` ends it at its last checkpoint and goes on from there with
+    /// the new command (here with `--quarantine`), the two event files together one run's events.
+    @Test func aStoppedRunIsFinishedOrEndedOnPurpose() throws {
+        let folder = try ToolProcess.folder("state-stopped")
+        let state = folder + "/state.sqlite"
+        var lines = try Fixture.text("city/observations.jsonl").split(separator: "\n").map(String.init)
+        lines[150] = #"{"type":"fix","device":"bob","t":"2026-03-01T09:00:00Z","lat":95,"lon":2.3,"accuracy":5}"#
+        try (lines.joined(separator: "\n") + "\n").write(toFile: folder + "/obs.jsonl", atomically: true, encoding: .utf8)
+        let whole = try Self.evaluate(folder, ["--quarantine", folder + "/bad-whole.jsonl"], observations: folder + "/obs.jsonl")
+        #expect(whole.status == 0)
+        let expected = try String(contentsOfFile: folder + "/events.jsonl", encoding: .utf8)
+
+        let stopped = try ToolProcess.run(["evaluate", "--conditions", Self.conditions, "--observations", folder + "/obs.jsonl",
+                                           "--state", state, "--checkpoint-records", "50", "--out", folder + "/e1.jsonl"])
+        #expect(stopped.status == 1 && stopped.stderr.contains("obs.jsonl:151"), "\(stopped.stderr)")
+        let other = try ToolProcess.run(["evaluate", "--conditions", Self.conditions, "--observations", folder + "/obs.jsonl",
+                                         "--state", state, "--out", folder + "/e2.jsonl", "--quarantine", folder + "/bad.jsonl"])
+        #expect(other.status == 1 && other.stderr.contains("run that command again to finish it"), "\(other.stderr)")
+        let ended = try ToolProcess.run(["evaluate", "--conditions", Self.conditions, "--observations", folder + "/obs.jsonl",
+                                         "--state", state, "--out", folder + "/e2.jsonl", "--quarantine", folder + "/bad.jsonl",
+                                         "--end-stopped-run", "--final"])
+        #expect(ended.status == 0, "\(ended.stderr)")
+        let parts = try String(contentsOfFile: folder + "/e1.jsonl", encoding: .utf8) + String(contentsOfFile: folder + "/e2.jsonl", encoding: .utf8)
+        #expect(parts == expected)
     }
 
     /// Conditions added to the file between parts are added to the monitor (and a removed one goes).
