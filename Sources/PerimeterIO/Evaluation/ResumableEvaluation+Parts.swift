@@ -77,14 +77,6 @@ extension ResumableEvaluation {
         return stat(path, &status) == 0 ? Int(status.st_size) : nil
     }
 
-    /// New staged outputs for a new run.
-    static func stagedOutputs(_ request: Request) throws(InputError) -> BatchEvaluation.Outputs {
-        var outputs = BatchEvaluation.Outputs(events: try BufferedOutput(replacing: request.events))
-        if let quarantine = request.quarantine { outputs.quarantine = try BufferedOutput(replacing: quarantine) }
-        if let authorization = request.authorization { outputs.authorization = try BufferedOutput(replacing: authorization) }
-        return outputs
-    }
-
     /// The staged outputs of a run that stopped, cut back to their lengths at its last checkpoint.
     static func resumedOutputs(_ run: StoredRun) throws(InputError) -> BatchEvaluation.Outputs {
         func output(_ option: String) throws(InputError) -> BufferedOutput? {
@@ -100,19 +92,18 @@ extension ResumableEvaluation {
         return outputs
     }
 
-    /// The run's outputs as the state keeps them (lengths 0).
-    static func stored(partials: [String?], _ request: Request) throws -> [StoredRun.Output] {
-        var stored: [StoredRun.Output] = []
-        func add(_ option: String, _ target: String, _ partial: String?) throws {
-            guard let partial else {
+    /// A new run's outputs as the state keeps them: each target with the name of its partial file
+    /// (not made yet), lengths 0. A target that is not a file (a device, a pipe) cannot be cut back.
+    static func plannedOutputs(_ request: Request) throws -> [StoredRun.Output] {
+        let targets = [("--out", request.events), ("--quarantine", request.quarantine), ("--authorization-out", request.authorization)]
+        return try targets.compactMap { option, target in
+            guard let target else { return nil }
+            var status = stat()
+            if target == "-" || (stat(target, &status) == 0 && (status.st_mode & S_IFMT) != S_IFREG) {
                 throw Refusal(description: "\(option) \(target): --state needs an output that is a file, which a stopped run can cut back")
             }
-            stored.append(StoredRun.Output(option: option, target: target, partial: partial, length: 0))
+            return StoredRun.Output(option: option, target: target, partial: BufferedOutput.newPartialPath(for: target), length: 0)
         }
-        try add("--out", request.events, partials[0])
-        if let quarantine = request.quarantine { try add("--quarantine", quarantine, partials[1]) }
-        if let authorization = request.authorization { try add("--authorization-out", authorization, partials[2]) }
-        return stored
     }
 
     /// `outputs` with the lengths given.

@@ -140,11 +140,12 @@ public struct ResumableEvaluation {
             // counted); a file read partly already numbers on from where it was left.
             let causeBase = position.offset > 0 ? streamLines - position.line
                 : streamLines - (reader.format == .csv && streamLines > 0 ? 1 : 0)
-            outputs = try Self.stagedOutputs(request)
-            let partials: [String?] = [outputs.events.partialPath, outputs.quarantine?.partialPath, outputs.authorization?.partialPath]
+            // The partial files are named in the state before they are made: a stop in between
+            // leaves no file the state does not know (the next run makes them).
             run = StoredRun(command: command, input: input, causeBase: causeBase, summary: EvaluationSummary(),
-                            outputs: try Self.stored(partials: partials, request))
+                            outputs: try Self.plannedOutputs(request))
             try store.save(monitor: snapshot(engine.snapshot(), lines: streamLines), named: request.monitor, run: run, input: nil)
+            outputs = try Self.resumedOutputs(run)
         }
 
         let base = run.causeBase, template = run

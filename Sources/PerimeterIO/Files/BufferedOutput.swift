@@ -59,9 +59,11 @@ public struct BufferedOutput: ~Copyable {
 
     /// Goes on with a staged output whose partial file `partialPath` a run that stopped left: cut back
     /// to its first `length` bytes (what was saved with the run's state), then appended to; `commit()`
-    /// renames it over `path` as usual. Refused when the partial file is missing or shorter.
+    /// renames it over `path` as usual. A partial file not made yet (`length` 0: the run stopped
+    /// between naming it and making it) is made; one that is missing or shorter is refused.
     public init(resuming partialPath: String, replacing path: String, length: Int) throws(InputError) {
-        let fd = open(partialPath, O_WRONLY)
+        var fd = open(partialPath, O_WRONLY)
+        if fd < 0 && errno == ENOENT && length == 0 { fd = open(partialPath, O_WRONLY | O_CREAT | O_EXCL, 0o600) }
         func failure(_ message: String) -> InputError {
             InputError(file: path, line: nil, field: nil, message: "cannot go on with the run's partial output \(partialPath): \(message)")
         }
@@ -76,15 +78,32 @@ public struct BufferedOutput: ~Copyable {
             close(fd)
             throw failure(reason)
         }
-        var target = stat()
-        let exists = stat(path, &target) == 0
-        var link = stat()
-        let real = exists && lstat(path, &link) == 0 && (link.st_mode & S_IFMT) == S_IFLNK ? (Self.realPath(path) ?? path) : path
+        let (real, mode) = Self.replacement(of: path)
+        self.init(name: path, descriptor: fd, ownsDescriptor: true, partialPath: partialPath, target: real, mode: mode)
+        self.length = length
+    }
+
+    /// A name for a partial file beside `path` (beside the file a symbolic link names) that no file
+    /// has now, for a staged output whose name must be saved before the file is made
+    /// (`init(resuming:replacing:length:)` makes it).
+    public static func newPartialPath(for path: String) -> String {
+        let letters = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+        while true {
+            let candidate = replacement(of: path).real + ".partial-" + String((0..<6).map { _ in letters.randomElement()! })
+            if access(candidate, F_OK) != 0 { return candidate }
+        }
+    }
+
+    /// The file a staged output of `path` replaces (a link followed, so that the link stays a link)
+    /// and the permissions it gets: the replaced file's, or a new file's.
+    private static func replacement(of path: String) -> (real: String, mode: mode_t) {
+        var status = stat(), link = stat()
+        let exists = stat(path, &status) == 0
+        let real = exists && lstat(path, &link) == 0 && (link.st_mode & S_IFMT) == S_IFLNK ? (realPath(path) ?? path) : path
+        if exists { return (real, status.st_mode & 0o7777) }
         let mask = umask(0)
         umask(mask)
-        self.init(name: path, descriptor: fd, ownsDescriptor: true, partialPath: partialPath, target: real,
-                  mode: exists ? target.st_mode & 0o7777 : 0o644 & ~mask)
-        self.length = length
+        return (real, 0o644 & ~mask)
     }
 
     /// Stages a replacement of `path` (`-` is standard output, written as it comes): a regular file,
@@ -97,20 +116,11 @@ public struct BufferedOutput: ~Copyable {
             try self.init(path: path)
             return
         }
-        let exists = stat(path, &status) == 0
-        // The real file to replace: a link is followed, so that the link stays a link.
-        var link = stat()
-        let real = exists && lstat(path, &link) == 0 && (link.st_mode & S_IFMT) == S_IFLNK ? (Self.realPath(path) ?? path) : path
+        let (real, mode) = Self.replacement(of: path)
         var template = Array((real + ".partial-XXXXXX").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else {
             throw InputError(file: path, line: nil, field: nil, message: "cannot create a file beside it: \(String(cString: strerror(errno)))")
-        }
-        var mode = status.st_mode & 0o7777
-        if !exists {
-            let mask = umask(0)
-            umask(mask)
-            mode = 0o644 & ~mask
         }
         self.init(name: path, descriptor: fd, ownsDescriptor: true,
                   partialPath: template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }, target: real, mode: mode)
