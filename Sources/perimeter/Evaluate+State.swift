@@ -41,8 +41,11 @@ extension Evaluate {
             }
         } catch let error as ExitCode {
             throw error
+        } catch let error as InputError {
+            // A run that started and stopped: its state and partial outputs wait for the same command.
+            throw CommandSupport.fail("\(error)\n(\(state) holds the run as its last checkpoint left it: the same command goes on from there)")
         } catch {
-            throw CommandSupport.fail("\(error)\n(the state in \(state) is as its last checkpoint left it; running the same command again goes on from there)")
+            throw CommandSupport.fail("\(error)")
         }
     }
 }

@@ -189,6 +189,11 @@ public struct ResumableEvaluation {
                            input: StoredInput(path: input, position: position, tail: tail))
         } catch let error as InputError {
             throw error
+        } catch let error as MonitorStoreError {
+            // (Its message names the store already.)
+            let prefix = request.state + ": "
+            let message = error.message.hasPrefix(prefix) ? String(error.message.dropFirst(prefix.count)) : error.message
+            throw InputError(file: request.state, line: nil, field: nil, message: message)
         } catch {
             throw InputError(file: request.state, line: nil, field: nil, message: "\(error)")
         }
