@@ -89,8 +89,10 @@ import Testing
         while true {
             attempts += 1
             let process = try Self.launch(command("crash", state: state))
+            // (A random kill comes within a twelfth of the run, and a journal-timed one after at most one
+            // more checkpoint: the run is still going after two dozen kills.)
             let waitForJournal = kills % 2 == 1
-            let deadline = Date().addingTimeInterval(waitForJournal ? duration : Double.random(in: 0...(duration / 6)))
+            let deadline = Date().addingTimeInterval(waitForJournal ? duration : Double.random(in: 0...(duration / 12)))
             let before = Self.modified(journal)
             var sawCheckpoint = false
             while process.isRunning && Date() < deadline {
