@@ -58,16 +58,17 @@ extension ResumableEvaluation {
         return engine
     }
 
-    /// Refuses a file whose bytes before `position` are not those the state read there.
-    func checkTail(at position: ReadPosition) throws {
-        guard position.offset > 0 else { return }
+    /// Refuses a file whose bytes before the position the state reached are not those it read there.
+    func checkTail(_ stored: StoredInput?) throws {
+        guard let stored, stored.position.offset > 0 else { return }
+        let position = stored.position
         let tail: String
         do {
             tail = try InputFile.tailDigest(input, before: position.offset)
         } catch {
             throw Refusal(description: "\(request.observations): \(request.state) read it to byte \(position.offset) (line \(position.line)), but \(error.message)")
         }
-        guard try store.input(monitor: request.monitor, path: input)?.tail == tail else {
+        guard stored.tail == tail else {
             throw Refusal(description: "\(request.observations): not the file \(request.state) read to byte \(position.offset) (line \(position.line)): its bytes before that differ; a file may grow between runs, but not change")
         }
     }
@@ -128,21 +129,15 @@ extension ResumableEvaluation {
         }
     }
 
-    static func realPath(_ path: String) -> String? {
-        guard let resolved = realpath(path, nil) else { return nil }
-        defer { free(resolved) }
-        return String(cString: resolved)
-    }
-
     /// `path` made absolute (its folder's links resolved), for the text of a command.
     static func absolute(_ path: String) -> String {
-        if let real = realPath(path) { return real }
+        if let real = BufferedOutput.realPath(path) { return real }
         var folder = ".", name = path
         if let slash = path.lastIndex(of: "/") {
             folder = slash == path.startIndex ? "/" : String(path[..<slash])
             name = String(path[path.index(after: slash)...])
         }
-        let resolved: String = realPath(folder) ?? folder
+        let resolved: String = BufferedOutput.realPath(folder) ?? folder
         return resolved + "/" + name
     }
 }

@@ -78,7 +78,7 @@ public struct ResumableEvaluation {
         }
         let store = try SQLiteStore(path: request.state)
         defer { try? store.close() }
-        let input = Self.realPath(request.observations) ?? request.observations
+        let input = BufferedOutput.realPath(request.observations) ?? request.observations
         let evaluation = ResumableEvaluation(request: request, store: store, input: input, command: Self.command(request, input: input))
         return try evaluation.run(progress: progress)
     }
@@ -120,9 +120,9 @@ public struct ResumableEvaluation {
                 try store.endRun(monitor: request.monitor)
                 return Outcome(summary: unfinished.summary, resumed: true, nothingNew: false, notes: notes)
             }
-            let position = try store.input(monitor: request.monitor, path: input)?.position ?? .start
-            try checkTail(at: position)
-            try reader.start(at: position)
+            let stored = try store.input(monitor: request.monitor, path: input)
+            try checkTail(stored)
+            try reader.start(at: stored?.position ?? .start)
             outputs = try Self.resumedOutputs(unfinished)
             run = unfinished
             resumed = true
@@ -130,7 +130,7 @@ public struct ResumableEvaluation {
             let stored = try store.input(monitor: request.monitor, path: input)
             let position = stored?.position ?? .start
             if stored != nil {
-                try checkTail(at: position)
+                try checkTail(stored)
                 if fileSize(input) == position.offset {
                     return Outcome(summary: EvaluationSummary(), resumed: false, nothingNew: true, notes: notes)
                 }

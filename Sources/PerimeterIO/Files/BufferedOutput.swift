@@ -187,7 +187,7 @@ public struct BufferedOutput: ~Copyable {
     }
 
     /// `path` with every symbolic link resolved, or `nil` when that fails.
-    private static func realPath(_ path: String) -> String? {
+    static func realPath(_ path: String) -> String? {
         guard let resolved = realpath(path, nil) else { return nil }
         defer { free(resolved) }
         return String(cString: resolved)
