@@ -6,7 +6,9 @@ SPEC.md sections 1, 2 and 4 for geographic (circle, polygon, multipolygon) and b
 conditions, and section 3 (authorization and delivery: in use and the grace period,
 prompts and answers, Settings changes, Allow Once, reduced accuracy and temporary full
 accuracy, provisional always with its held events). `session` records are read and
-ignored (they only advance the device's clock); the ios18 profile is not modelled.
+ignored (they only advance the device's clock); the ios18 profile is not modelled. `config`
+records (docs/live.md: `live` names a live configuration) are checked and otherwise only
+advance the device's clock.
 
 With the default `--initial-authorization always` every device starts authorized
 always, with full accuracy, location services on and the app in the foreground, so a
@@ -51,6 +53,10 @@ UNSATISFIED = "unsatisfied"
 STATES = (UNKNOWN, SATISFIED, UNSATISFIED)
 
 IGNORED_RECORD_TYPES = ("session",)
+
+# live updates (docs/live.md): a `config` record names one of these; in monitoring it only moves
+# its device's clock
+LIVE_CONFIGURATIONS = ("default", "automotiveNavigation", "otherNavigation", "fitness", "airborne")
 
 # authorization (SPEC section 3)
 NOT_DETERMINED = "notDetermined"
@@ -340,6 +346,7 @@ class Record:
         self.what = self.purpose = None  # request
         self.choice = self.precise = None  # answer (precise: None when absent)
         self.settings = None  # settings: dict with any of status, precise, locationServices
+        self.live = None  # config: the live configuration's name
 
 
 def time_from_json(value):
@@ -432,6 +439,8 @@ def build_record(line, fields, read_time, read_float, read_int, read_bool=json_b
                 record.settings[name] = read_bool(fields[name])
         if not record.settings:
             raise ValueError("settings without status, precise or locationServices")
+    elif kind == "config":
+        record.live = read_choice(fields, "live", LIVE_CONFIGURATIONS, kind)
     elif kind not in IGNORED_RECORD_TYPES:
         raise ValueError("unknown record type %r" % kind)
     return record
@@ -860,30 +869,38 @@ class Monitor:
 
     def process(self, records, source="observations"):
         for record in records:
-            device = self.devices.get(record.device)
-            if device is None:
-                device = self.new_device(record.device, record.t)
-            elif record.t < device.last_t:
-                raise InputError("%s:%d: record of device %r is older than its previous record"
-                                 % (source, record.line, record.device))
-            t = record.t
-            self.advance(device, lambda due: due < t, lambda instant: instant < t, record.line)
-            device.last_t = t
-            device.last_line = record.line
-            self.settle(device.auth, t)
-            if record.kind == "fix":
-                self.apply_fix(device, record)
-            elif record.kind == "sighting":
-                self.apply_sighting(device, record)
-            elif record.kind == "app":
-                self.apply_app(device, record)
-            elif record.kind == "request":
-                self.apply_request(device, record)
-            elif record.kind == "answer":
-                self.apply_answer(device, record, source)
-            elif record.kind == "settings":
-                self.apply_settings(device, record)
-            # session records only advance the device's clock
+            self.process_record(record, source)
+        self.finish()
+
+    def process_record(self, record, source="observations"):
+        """One record: its device's clock runs up to it, then it takes effect."""
+        device = self.devices.get(record.device)
+        if device is None:
+            device = self.new_device(record.device, record.t)
+        elif record.t < device.last_t:
+            raise InputError("%s:%d: record of device %r is older than its previous record"
+                             % (source, record.line, record.device))
+        t = record.t
+        self.advance(device, lambda due: due < t, lambda instant: instant < t, record.line)
+        device.last_t = t
+        device.last_line = record.line
+        self.settle(device.auth, t)
+        if record.kind == "fix":
+            self.apply_fix(device, record)
+        elif record.kind == "sighting":
+            self.apply_sighting(device, record)
+        elif record.kind == "app":
+            self.apply_app(device, record)
+        elif record.kind == "request":
+            self.apply_request(device, record)
+        elif record.kind == "answer":
+            self.apply_answer(device, record, source)
+        elif record.kind == "settings":
+            self.apply_settings(device, record)
+        # session and config records only advance the device's clock
+
+    def finish(self):
+        """The end of the input: each device's clock runs to its own last record."""
         for device in self.devices.values():
             last = device.last_t
             self.advance(device, lambda due: due <= last, lambda instant: instant < last,
@@ -920,10 +937,8 @@ def read_observations(path):
     raise InputError("%s: observations must end in .jsonl or .csv" % path)
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--conditions", required=True)
-    parser.add_argument("--observations", required=True)
+def add_monitor_arguments(parser):
+    """The monitoring and authorization options (everything but the input files)."""
     parser.add_argument("--hysteresis", type=float, default=0.0)
     parser.add_argument("--accuracy-weight", type=float, default=1.0)
     parser.add_argument("--confirmation", default="0")
@@ -933,27 +948,41 @@ def main(argv=None):
     parser.add_argument("--grace-period", default="5")
     parser.add_argument("--holding-capacity", default="1")
     parser.add_argument("--maximum-holding-age", default="3600")
+
+
+def monitor_from_arguments(args, load_conditions_now):
+    """A Monitor for the options add_monitor_arguments added; InputError on a bad value.
+    load_conditions_now() gives the conditions (called after the first option checks, as
+    main always did, so that the first error reported stays the same)."""
+    if not (math.isfinite(args.hysteresis) and args.hysteresis >= 0):
+        raise InputError("--hysteresis must be a finite number >= 0")
+    if not (math.isfinite(args.accuracy_weight) and args.accuracy_weight >= 0):
+        raise InputError("--accuracy-weight must be a finite number >= 0")
+    if not re.fullmatch(r"[0-9]+", args.holding_capacity):
+        raise InputError("--holding-capacity must be an integer >= 0")
+    return Monitor(
+        load_conditions_now(),
+        hysteresis=args.hysteresis,
+        accuracy_weight=args.accuracy_weight,
+        confirmation_ns=parse_seconds_option(args.confirmation, "--confirmation"),
+        exit_timeout_ns=parse_seconds_option(args.beacon_exit_timeout, "--beacon-exit-timeout"),
+        assume=args.assume,
+        initial_authorization=args.initial_authorization,
+        grace_ns=parse_seconds_option(args.grace_period, "--grace-period"),
+        holding_capacity=int(args.holding_capacity),
+        maximum_holding_age_ns=parse_seconds_option(args.maximum_holding_age,
+                                                    "--maximum-holding-age"),
+    )
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--conditions", required=True)
+    parser.add_argument("--observations", required=True)
+    add_monitor_arguments(parser)
     args = parser.parse_args(argv)
     try:
-        if not (math.isfinite(args.hysteresis) and args.hysteresis >= 0):
-            raise InputError("--hysteresis must be a finite number >= 0")
-        if not (math.isfinite(args.accuracy_weight) and args.accuracy_weight >= 0):
-            raise InputError("--accuracy-weight must be a finite number >= 0")
-        if not re.fullmatch(r"[0-9]+", args.holding_capacity):
-            raise InputError("--holding-capacity must be an integer >= 0")
-        monitor = Monitor(
-            load_conditions(args.conditions),
-            hysteresis=args.hysteresis,
-            accuracy_weight=args.accuracy_weight,
-            confirmation_ns=parse_seconds_option(args.confirmation, "--confirmation"),
-            exit_timeout_ns=parse_seconds_option(args.beacon_exit_timeout, "--beacon-exit-timeout"),
-            assume=args.assume,
-            initial_authorization=args.initial_authorization,
-            grace_ns=parse_seconds_option(args.grace_period, "--grace-period"),
-            holding_capacity=int(args.holding_capacity),
-            maximum_holding_age_ns=parse_seconds_option(args.maximum_holding_age,
-                                                        "--maximum-holding-age"),
-        )
+        monitor = monitor_from_arguments(args, lambda: load_conditions(args.conditions))
         monitor.process(read_observations(args.observations), args.observations)
     except InputError as error:
         print("reference_monitor: %s" % error, file=sys.stderr)

@@ -30,6 +30,12 @@ enum CommandSupport {
         warn("\(path): no conditions (the FeatureCollection has no features), so no event can come")
     }
 
+    /// Seconds from `start` to now, for a summary.
+    static func seconds(since start: ContinuousClock.Instant) -> Double {
+        let (s, attoseconds) = (ContinuousClock.now - start).components
+        return Double(s) + Double(attoseconds) / 1e18
+    }
+
     /// The processors this process may run on (its affinity mask, which `taskset` and container
     /// limits narrow: Linux's `Cpus_allowed_list`), else every active one.
     static var usableProcessorCount: Int {

@@ -42,6 +42,11 @@ struct Evaluate: ParsableCommand {
     @Option(help: "Write the summary (records read, rejected, events by verdict and reason, throughput) to this file instead of standard error.")
     var summary: String?
 
+    @Option(help: "Write the approximate fix a reduced-accuracy app would see for every valid fix (JSON Lines) to this file.")
+    var approximate: String?
+
+    @OptionGroup var approximation: ApproximateOptions
+
     @Flag(help: "Repair invalid polygons with GEOS make-valid instead of refusing them.")
     var repairPolygons = false
 
@@ -77,6 +82,12 @@ struct Evaluate: ParsableCommand {
         guard maxLineBytes >= 1 else { throw ValidationError("--max-line-bytes must be at least 1") }
         guard checkpointInterval >= 0 && checkpointInterval.isFinite else { throw ValidationError("--checkpoint-interval must be a number of seconds ≥ 0") }
         guard checkpointRecords.map({ $0 >= 1 }) ?? true else { throw ValidationError("--checkpoint-records must be at least 1") }
+        if approximate == nil && (approximation.density != nil || approximation.approximateCell != 5 || approximation.approximateInterval != 900) {
+            throw ValidationError("--density, --approximate-cell and --approximate-interval go with --approximate FILE")
+        }
+        if state != nil && approximate != nil {
+            throw ValidationError("--approximate does not go with --state: its reporters are not kept in the state file")
+        }
         if state == nil {
             for (flag, given) in [("--final", final), ("--monitor", monitor != "evaluate"), ("--checkpoint-interval", checkpointInterval != 10),
                                   ("--checkpoint-records", checkpointRecords != nil), ("--end-stopped-run", endStoppedRun)] where given {
@@ -91,15 +102,17 @@ struct Evaluate: ParsableCommand {
         if let state { return try runWithState(state) }
         // Files written are staged beside their targets and put in place only when the run succeeds.
         let written = [(out == nil ? "standard output" : "--out", out ?? "-"), ("--quarantine", quarantine), ("--authorization-out", authorizationOut),
-                       ("--summary", summary)].compactMap { option, path in path.map { (option: option, path: $0) } }
+                       ("--summary", summary), ("--approximate", approximate)].compactMap { option, path in path.map { (option: option, path: $0) } }
         do throws(InputError) {
-            try SameFileCheck.refuseOverlaps(inputs: [("--conditions", conditions), ("--observations", observations)],
+            try SameFileCheck.refuseOverlaps(inputs: [("--conditions", conditions), ("--observations", observations)]
+                                                + (approximation.density.map { [("--density", $0)] } ?? []),
                                              outputs: written)
         } catch {
             throw CommandSupport.fail(error.description)
         }
         var engine = try CommandSupport.loadEngine(conditions: conditions, policy: policy.policy(), repair: repairPolygons,
                                                    threads: threads ?? CommandSupport.usableProcessorCount)
+        let approximateLocation = try approximation.location()
         var partials: [(option: String, path: String, partial: String)] = []
         func staged(_ option: String, _ path: String) throws(InputError) -> BufferedOutput {
             let output = try BufferedOutput(replacing: path)
@@ -112,6 +125,10 @@ struct Evaluate: ParsableCommand {
             var outputs = BatchEvaluation.Outputs(events: try staged("--out", out ?? "-"))
             if let quarantine { outputs.quarantine = try staged("--quarantine", quarantine) }
             if let authorizationOut { outputs.authorization = try staged("--authorization-out", authorizationOut) }
+            if let approximate {
+                outputs.approximate = ApproximateFixes(output: try staged("--approximate", approximate), location: approximateLocation,
+                                                       interval: TimeSpan(seconds: approximation.approximateInterval))
+            }
             // Opened before the evaluation, so that a path that cannot be written stops the run at once.
             var summaryFile: BufferedOutput?
             if let summary { summaryFile = try staged("--summary", summary) }
@@ -123,6 +140,7 @@ struct Evaluate: ParsableCommand {
             try outputs.events.commit()
             try outputs.quarantine?.commit()
             try outputs.authorization?.commit()
+            try outputs.approximate?.output.commit()
             if result.recordsRead == 0 {
                 CommandSupport.warn("\(observations == "-" ? "standard input" : observations): no records, so no event came")
             }

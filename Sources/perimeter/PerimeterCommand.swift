@@ -14,11 +14,12 @@ struct PerimeterCommand: ParsableCommand {
               perimeter evaluate --conditions Fixtures/city/conditions.geojson \\
                                  --observations Fixtures/city/observations.jsonl
               perimeter validate --conditions Fixtures/city/conditions.geojson
+              perimeter updates --observations Fixtures/city/observations.jsonl
               perimeter evaluate --help
 
             \(ExitStatus.table)
             """,
         version: ToolVersion.current,
-        subcommands: [Evaluate.self, Validate.self]
+        subcommands: [Evaluate.self, Validate.self, Updates.self, RangeCommand.self]
     )
 }

@@ -230,6 +230,9 @@ struct DeviceAuthorization {
         return outcomes
     }
 
+    /// Reduced accuracy without a temporary full-accuracy grant.
+    var isAccuracyLimited: Bool { accuracy == .reduced && !temporaryFullAccuracy }
+
     /// Whether a session with goal always is held and in effect (profile ios18).
     var holdsAlwaysSession: Bool {
         sessions.contains { $0.goal == .always && $0.isInEffect }
@@ -239,7 +242,10 @@ struct DeviceAuthorization {
 
     /// The delivery verdict for an event at `t` (SPEC §3, rules 1–5, first match; under the ios18
     /// profile `always` reaches the background only through a session with goal always).
-    func verdict(at t: Timestamp, grace: TimeSpan, profile: PlatformProfile = .standard) -> Delivery {
+    /// `needsFullAccuracy: false` leaves out the reduced-accuracy rule, for live updates, which an
+    /// app with reduced accuracy still gets (approximately).
+    func verdict(at t: Timestamp, grace: TimeSpan, profile: PlatformProfile = .standard,
+                 needsFullAccuracy: Bool = true) -> Delivery {
         if !locationServices {
             return Delivery(verdict: .dropped, reason: .authorizationDenied, diagnostics: [.authorizationDenied, .authorizationDeniedGlobally])
         }
@@ -254,7 +260,7 @@ struct DeviceAuthorization {
         case .whenInUse, .always:
             break
         }
-        if accuracy == .reduced && !temporaryFullAccuracy {
+        if needsFullAccuracy && isAccuracyLimited {
             return Delivery(verdict: .dropped, reason: .accuracyLimited, diagnostics: [.accuracyLimited])
         }
         if isInUse(at: t, grace: grace) { return .delivered }

@@ -151,6 +151,8 @@ public struct MonitoringEngine: Sendable {
         case .sighting(let sighting):
             devices[di].apply(sighting, cause: cause, catalog: catalog, policy: policy, matches: &scratch.candidates, events: &events)
             return
+        case .config:
+            return
         case .app(let change): record = .app(change)
         case .request(let request): record = .request(request)
         case .answer(let answer): record = .answer(answer)
@@ -354,7 +356,7 @@ public struct MonitoringEngine: Sendable {
                     throw ObservationProblem(field: "accuracy", message: "accuracy must be finite")
                 }
             }
-        case .sighting, .app, .request, .answer, .settings, .session:
+        case .sighting, .app, .request, .answer, .settings, .session, .config:
             break
         }
     }

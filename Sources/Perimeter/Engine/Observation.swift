@@ -7,6 +7,8 @@ public enum Observation: Sendable, Hashable {
     case answer(PromptAnswer)
     case settings(SettingsChange)
     case session(ServiceSessionRecord)
+    /// A live-update configuration change (SPEC §5.1); monitoring takes it as a tick of the clock.
+    case config(LiveConfigurationChange)
 
     /// When it happened, in the device's stream time.
     public var time: Timestamp {
@@ -18,6 +20,7 @@ public enum Observation: Sendable, Hashable {
         case .answer(let answer): answer.time
         case .settings(let settings): settings.time
         case .session(let session): session.time
+        case .config(let change): change.time
         }
     }
 }

@@ -10,11 +10,14 @@ public struct ConditionDefinition: Sendable, Hashable {
     public var assuming: ConditionState?
     /// Line of the feature in its file.
     public var line: Int
+    /// `properties.ranging: true` on a beacon feature: also a ranging constraint (SPEC §5.2).
+    public var ranging: Bool
 
-    public init(identifier: String, condition: Condition, assuming: ConditionState?, line: Int) {
+    public init(identifier: String, condition: Condition, assuming: ConditionState?, line: Int, ranging: Bool = false) {
         self.identifier = identifier
         self.condition = condition
         self.assuming = assuming
         self.line = line
+        self.ranging = ranging
     }
 }

@@ -1,8 +1,9 @@
 /// The members of a feature's `properties` that the reader uses, and how it tells a misspelling of
 /// one of them from the other members users keep there (a `name`, a `continent`), which are allowed.
 enum ConditionProperties {
-    /// The properties a condition reads: a circle's radius, a beacon's identity, the starting state.
-    static let known = ["radius", "beacon", "assuming"]
+    /// The properties a condition reads: a circle's radius, a beacon's identity, the starting state,
+    /// whether a beacon identity is also ranged.
+    static let known = ["radius", "beacon", "assuming", "ranging"]
 
     /// The first member of `properties` that is not a known property but looks like a misspelling of
     /// one, with its line and the property meant.

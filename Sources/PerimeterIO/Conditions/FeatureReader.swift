@@ -85,10 +85,22 @@ struct FeatureReader: Sendable {
         } catch {
             return .failure(problem(line: error.line, field: "\(Self.name(index, identifier)).\(error.field)", error.message))
         }
-        return .success(ConditionDefinition(identifier: identifier, condition: condition, assuming: assuming, line: feature.line))
+        var ranging = false
+        if let value = properties["ranging"] {
+            let field = "\(Self.name(index, identifier)).properties.ranging", line = properties.line(of: "ranging")
+            guard case .bool(let flag) = value else {
+                return .failure(problem(line: line, field: field, "expected true or false, got \(value.kindName)"))
+            }
+            guard case .beacon = condition else {
+                return .failure(problem(line: line, field: field, "only a beacon condition can be ranged"))
+            }
+            ranging = flag
+        }
+        return .success(ConditionDefinition(identifier: identifier, condition: condition, assuming: assuming, line: feature.line,
+                                            ranging: ranging))
     }
 
-    private func readCondition(_ feature: JSONObject, properties: JSONObject) throws(LocatedProblem) -> Condition {
+    func readCondition(_ feature: JSONObject, properties: JSONObject) throws(LocatedProblem) -> Condition {
         let geometryLine = feature.line(of: "geometry")
         switch feature["geometry"] {
         case .null?, nil:

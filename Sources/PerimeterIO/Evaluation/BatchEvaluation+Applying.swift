@@ -37,8 +37,13 @@ extension BatchEvaluation {
             let end = budget.batchEnd(from: start, count: fixes.count, engine: engine) { fixes[$0].device }
             // (Pending fixes are a batch as they stand: only a batch cut short by the event budget is a copy.)
             let batch = start..<end == fixes.indices ? fixes : Array(fixes[start..<end])
-            try applyRejectingRefused(batch, textsFrom: start, line: { fixes[start + $0].cause - base }) {
+            let refused = try applyRejectingRefused(batch, textsFrom: start, line: { fixes[start + $0].cause - base }) {
                 records, engine, events throws(BatchProblem) in try engine.process(records, into: &events)
+            }
+            if outputs.approximate != nil {
+                for (k, record) in batch.enumerated() where !refused.contains(k) {
+                    try outputs.approximate!.take(record.fix, device: record.device, cause: record.cause, engine: engine)
+                }
             }
             start = end
         }
@@ -54,7 +59,7 @@ extension BatchEvaluation {
             Self.fill(&sightingBatch, from: sightings, start..<end, threads: threads) {
                 SightingRecord(device: ids[Int($0.deviceNumber)], sighting: $0.sighting, cause: $0.line + base)
             }
-            try applyRejectingRefused(sightingBatch, textsFrom: start, line: { sightings[start + $0].line }) {
+            _ = try applyRejectingRefused(sightingBatch, textsFrom: start, line: { sightings[start + $0].line }) {
                 records, engine, events throws(BatchProblem) in try engine.process(records, into: &events)
             }
             start = end
@@ -63,11 +68,12 @@ extension BatchEvaluation {
 
     /// Applies `batch` with `process` from its start, then after each record it refuses (rejected,
     /// with its line `line(k)`), writing the events each time. The batch's texts are the pending
-    /// texts from `textsFrom` on.
+    /// texts from `textsFrom` on. Returns the positions of the refused records in `batch`.
     private mutating func applyRejectingRefused<Record>(
         _ batch: [Record], textsFrom: Int, line: (Int) -> Int,
         process: ([Record], inout MonitoringEngine, inout [MonitorEvent]) throws(BatchProblem) -> Void
-    ) throws(InputError) {
+    ) throws(InputError) -> Set<Int> {
+        var refused: Set<Int> = []
         var from = 0
         while from < batch.count {
             events.removeAll(keepingCapacity: true)
@@ -80,11 +86,13 @@ extension BatchEvaluation {
             try writeEvents()
             guard let refusal else { break }
             let bad = from + refusal.index
+            refused.insert(bad)
             try reject(InputError(file: observations.file, line: line(bad), field: refusal.problem.field,
                                   message: refusal.problem.message),
                        bytes: bytes(of: .pending(textsFrom + bad)))
             from = bad + 1
         }
+        return refused
     }
 
     /// Applies one record, on `line` of the file, and writes its events; a refused record is
@@ -98,8 +106,13 @@ extension BatchEvaluation {
             events.removeAll(keepingCapacity: true)
             try reject(InputError(file: observations.file, line: line, field: error.field, message: error.message),
                        bytes: bytes(of: text))
+            try writeEvents()
+            return
         }
         try writeEvents()
+        if case .fix(let fix) = observation, outputs.approximate != nil {
+            try outputs.approximate!.take(fix, device: device, cause: line + causeBase, engine: engine)
+        }
     }
 
     /// Sets `batch` to the records `record` makes of `pending[range]`, made in parallel chunks for a

@@ -24,6 +24,8 @@ public struct BatchEvaluation: ~Copyable {
         public var quarantine: BufferedOutput?
         /// Authorization changes as JSON Lines (`--authorization-out`).
         public var authorization: BufferedOutput?
+        /// The approximate fixes a reduced-accuracy app would see (`--approximate`).
+        public var approximate: ApproximateFixes?
 
         /// The outputs of a run; without a quarantine output, a run stops at the first bad record.
         public init(events: consuming BufferedOutput, quarantine: consuming BufferedOutput? = nil,

@@ -10,9 +10,10 @@ enum ObservationDecoding {
     static let answerFields: Set<String> = commonFields.union(["choice", "precise"])
     static let settingsFields: Set<String> = commonFields.union(["status", "precise", "locationServices"])
     static let sessionFields: Set<String> = commonFields.union(["action", "id", "goal", "fullAccuracyPurpose"])
+    static let configFields: Set<String> = commonFields.union(["live"])
     /// Every field any record type has: the columns a CSV header may name.
     static let allFields: Set<String> = fixFields.union(sightingFields).union(appFields).union(requestFields)
-        .union(answerFields).union(settingsFields).union(sessionFields)
+        .union(answerFields).union(settingsFields).union(sessionFields).union(configFields)
 
     /// A field whose value is one of an enumeration's raw values.
     static func choice<E: RawRepresentable & CaseIterable>(_ fields: RecordFields, _ name: String, as: E.Type) throws(ObservationProblem) -> E
@@ -85,8 +86,11 @@ enum ObservationDecoding {
             }
             let purpose = fields.value("fullAccuracyPurpose") == nil ? nil : try fields.string("fullAccuracyPurpose")
             return (device, .session(ServiceSessionRecord(time: time, action: action, id: id, goal: goal, fullAccuracyPurpose: purpose)))
+        case "config":
+            try fields.requireOnly(configFields, type: type)
+            return (device, .config(LiveConfigurationChange(time: time, configuration: try choice(fields, "live", as: LiveConfiguration.self))))
         default:
-            throw ObservationProblem(field: "type", message: "unknown record type \(InputText.quoted(type)) (expected fix, sighting, app, request, answer, settings or session)")
+            throw ObservationProblem(field: "type", message: "unknown record type \(InputText.quoted(type)) (expected fix, sighting, app, request, answer, settings, session or config)")
         }
     }
 }

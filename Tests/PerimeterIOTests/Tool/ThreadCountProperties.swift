@@ -85,6 +85,7 @@ import Testing
         case .answer(var a): a.time = t; return .answer(a)
         case .settings(var s): s.time = t; return .settings(s)
         case .session(var s): s.time = t; return .session(s)
+        case .config(var c): c.time = t; return .config(c)
         }
     }
 
@@ -180,6 +181,9 @@ import Testing
             add("status", s.status?.rawValue)
             add("precise", s.precise)
             add("locationServices", s.locationServices)
+        case .config(let c):
+            add("type", "config")
+            add("live", c.configuration.rawValue)
         case .session:
             Issue.record("scenarios have no session records")
         }
