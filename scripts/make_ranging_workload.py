@@ -20,6 +20,10 @@ writes
   about 5 % of the rooms are unknown majors and 3 % of sightings are of a UUID outside the pool
   (these match a site or nothing); RSSI uniform in -95...-40, 2 % of them 0.
 
+With `--rooms-only`, every constraint is a room (UUID + major) of 6 beacons (minors 0-5), as a
+museum guide ranges the room its visitor is in; with `--per-second K`, each device sees K sightings
+a second (of its room's beacons), and stays in a room for the same number of seconds.
+
 Deterministic for a given seed. Written streaming, in constant memory (N features are built one at
 a time too), at about a few million lines a minute.
 """
@@ -37,9 +41,11 @@ BASE_UNIX = 1772442000  # 2026-03-02T09:00:00Z
 CHUNK = 20000
 
 
-def layout(n):
+def layout(n, rooms_only=False):
     """Counts and spans of the constraints: (uuids, sites, rooms, desks, majors, minors)."""
     uuids = max(1, math.ceil(n / 40))
+    if rooms_only:  # the museum: a constraint per room, rooms of `minors` beacons
+        return uuids, 0, n, 0, max(1, math.ceil(n / uuids)), 6
     sites = min(max(1, uuids // 2), max(0, n // 80) or (1 if n >= 3 else 0))
     rooms = max(1, n // 4) if n >= 2 else 0
     rooms = min(rooms, n - sites)
@@ -81,11 +87,13 @@ def write_conditions(path, n, pool, spans, rng):
         f.write("\n]}\n")
 
 
-def write_sightings(path, m, d, pool, spans, rng):
+def write_sightings(path, m, d, pool, spans, rng, per_second=1):
     uuids, _, _, _, majors, minors = spans
     stranger = str(uuidlib.UUID(int=rng.getrandbits(128))).upper()  # in no constraint
     names = ["dev-%06d" % i for i in range(d)]
     minor_span = max(2, minors + max(1, minors // 4))  # a little more than the desks of a room
+    if spans[3] == 0 and spans[1] == 0:
+        minor_span = minors  # rooms only: each room's beacons
     rssi_text = [str(v) for v in range(-95, -39)]
     random_ = rng.random
 
@@ -99,25 +107,26 @@ def write_sightings(path, m, d, pool, spans, rng):
 
     rooms = [new_room() for _ in range(d)]
     for room in rooms:
-        room[2] = int(random_() * 60)  # sightings left before moving
+        room[2] = int(random_() * 60) * per_second  # sightings left before moving
     written = 0
     with open(path, "w", encoding="utf-8", newline="\n") as f:
         f.write("type,device,t,uuid,major,minor,rssi\n")
         k = 0
         buffer = []
         while written < m:
-            second = BASE_UNIX + k
+            second = BASE_UNIX + k // per_second
             for i in range(min(d, m - written)):
                 room = rooms[i]
                 room[2] -= 1
                 if room[2] < 0:
                     room[:] = new_room()
-                    room[2] = 15 + int(random_() * 30)
+                    room[2] = (15 + int(random_() * 30)) * per_second
                 r = random_()
                 beacon_uuid = stranger if r < 0.03 else room[0]
                 rssi = "0" if r > 0.98 else rssi_text[int(random_() * 56)]
+                millisecond = (k % per_second) * 1000 // per_second + int(random_() * 1000 / per_second)
                 buffer.append("sighting,%s,%d.%03d,%s,%s,%d,%s\n" % (
-                    names[i], second, int(random_() * 1000), beacon_uuid, room[1],
+                    names[i], second, millisecond, beacon_uuid, room[1],
                     int(random_() * minor_span), rssi))
                 if len(buffer) >= CHUNK:
                     f.write("".join(buffer))
@@ -135,22 +144,25 @@ def main(argv=None):
     parser.add_argument("--devices", type=int, required=True)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out-dir", required=True)
+    parser.add_argument("--rooms-only", action="store_true",
+                        help="every constraint a room (UUID + major) of 6 beacons, as a museum ranges")
+    parser.add_argument("--per-second", type=int, default=1, help="sightings per device per second")
     args = parser.parse_args(argv)
     if args.constraints < 1 or args.sightings < 0 or args.devices < 1:
         parser.error("--constraints and --devices must be >= 1, --sightings >= 0")
     started = time.monotonic()
     rng = random.Random(args.seed)
-    spans = layout(args.constraints)
+    spans = layout(args.constraints, args.rooms_only)
     pool = [str(uuidlib.UUID(int=rng.getrandbits(128), version=4)).upper() for _ in range(spans[0])]
     os.makedirs(args.out_dir, exist_ok=True)
     write_conditions(os.path.join(args.out_dir, "conditions.geojson"), args.constraints, pool,
                      spans, rng)
     seconds = write_sightings(os.path.join(args.out_dir, "sightings.csv"), args.sightings,
-                              args.devices, pool, spans, rng)
+                              args.devices, pool, spans, rng, args.per_second)
     uuids, sites, rooms, desks, majors, minors = spans
     print("make_ranging_workload: %d constraints (%d UUIDs: %d sites, %d rooms, %d desks), "
           "%d sightings over %d devices and %d s, in %.1f s"
-          % (args.constraints, uuids, sites, rooms, desks, args.sightings, args.devices, seconds,
+          % (args.constraints, uuids, sites, rooms, desks, args.sightings, args.devices, seconds // args.per_second,
              time.monotonic() - started), file=sys.stderr)
     return 0
 

@@ -45,6 +45,9 @@ struct RangeCommand: ParsableCommand {
 
     @OptionGroup var policy: PolicyOptions
 
+    /// Sightings handed to the ranging's batch path at once.
+    static let batchSize = 4096
+
     func validate() throws {
         guard maxLineBytes >= 1 else { throw ValidationError("--max-line-bytes must be at least 1") }
         if let problem = rangingPolicy().problem() { throw ValidationError(problem) }
@@ -78,18 +81,41 @@ struct RangeCommand: ParsableCommand {
         var results: [RangingResult] = [], monitorEvents: [MonitorEvent] = []
         func write(_ out: inout BufferedOutput) throws(InputError) {
             guard !results.isEmpty else { return }
-            for result in results { try out.append(RangingResultEncoding.jsonLine(result)) }
+            let batch = results
+            try out.append { bytes in for result in batch { RangingResultEncoding.append(result, to: &bytes) } }
             results.removeAll(keepingCapacity: true)
+        }
+        var ids = DeviceNumbers()
+        // Runs of sightings go through `BeaconRanging`'s batch path; a refused one is named by its line.
+        var pending: [SightingRecord] = []
+        func applyPending() throws {
+            guard !pending.isEmpty else { return }
+            defer { pending.removeAll(keepingCapacity: true) }
+            do throws(BatchProblem) {
+                try ranging.process(pending, events: &monitorEvents, results: &results)
+            } catch {
+                throw InputError(file: observations == "-" ? "<stdin>" : observations, line: pending[error.index].cause,
+                                 field: error.problem.field, message: error.problem.message)
+            }
         }
         let stream = RecordStream(observations: observations, format: format, maxLineBytes: maxLineBytes)
         let records = try stream.run(main: (out == nil ? "standard output" : "--out", out ?? "-"), events: events,
                                      inputs: [("--conditions", conditions)],
             take: { record, out, eventsOut in
-                try ranging.process(record.observation, device: record.device, cause: record.line, events: &monitorEvents, results: &results)
+                let id = ids.id(record, &ranging)
+                if case .sighting(let sighting) = record.observation {
+                    pending.append(SightingRecord(device: id, sighting: sighting, cause: record.line))
+                    if pending.count < Self.batchSize { return }
+                    try applyPending()
+                } else {
+                    try applyPending()
+                    try ranging.process(record.observation, device: id, name: record.device, cause: record.line, events: &monitorEvents, results: &results)
+                }
                 try write(&out)
                 try RecordStream.write(&monitorEvents, to: &eventsOut)
             },
             finish: { out, eventsOut in
+                try applyPending()
                 ranging.finish(events: &monitorEvents, results: &results)
                 try write(&out)
                 try RecordStream.write(&monitorEvents, to: &eventsOut)

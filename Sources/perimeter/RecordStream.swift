@@ -66,3 +66,26 @@ struct RecordStream {
         try output!.append { bytes in for event in batch { EventEncoding.append(event, to: &bytes) } }
     }
 }
+
+/// The engine's device identifiers by the reader's device numbers: a record's device without a
+/// lookup by name (the reader numbers names as it first meets them).
+struct DeviceNumbers {
+    private var ids: [DeviceID] = []
+
+    mutating func id(_ record: ObservationRecord, _ ranging: inout BeaconRanging) -> DeviceID {
+        id(record) { ranging.deviceID($0) }
+    }
+
+    mutating func id(_ record: ObservationRecord, _ updates: inout LiveUpdates) -> DeviceID {
+        id(record) { updates.deviceID($0) }
+    }
+
+    private mutating func id(_ record: ObservationRecord, name: (String) -> DeviceID) -> DeviceID {
+        let n = Int(record.deviceNumber)
+        guard n >= 0 else { return name(record.device) }
+        if n < ids.count { return ids[n] }
+        let id = name(record.device)
+        if n == ids.count { ids.append(id) }
+        return id
+    }
+}

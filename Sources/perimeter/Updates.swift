@@ -83,17 +83,18 @@ struct Updates: ParsableCommand {
         var produced: [LiveUpdate] = [], monitorEvents: [MonitorEvent] = []
         var withoutLocation = 0
         func write(_ out: inout BufferedOutput) throws(InputError) {
-            for update in produced {
-                if update.location == nil { withoutLocation += 1 }
-                try out.append(LiveUpdateEncoding.jsonLine(update))
-            }
+            guard !produced.isEmpty else { return }
+            for update in produced where update.location == nil { withoutLocation += 1 }
+            let batch = produced
+            try out.append { bytes in for update in batch { LiveUpdateEncoding.append(update, to: &bytes) } }
             produced.removeAll(keepingCapacity: true)
         }
         let inputs = [("--conditions", conditions), ("--density", approximate.density)].compactMap { o, p in p.map { (option: o, path: $0) } }
+        var ids = DeviceNumbers()
         let stream = RecordStream(observations: observations, format: format, maxLineBytes: maxLineBytes)
         let records = try stream.run(main: (out == nil ? "standard output" : "--out", out ?? "-"), events: events, inputs: inputs,
             take: { record, out, eventsOut in
-                try updates.process(record.observation, device: record.device, cause: record.line, events: &monitorEvents, updates: &produced)
+                try updates.process(record.observation, device: ids.id(record, &updates), name: record.device, cause: record.line, events: &monitorEvents, updates: &produced)
                 try write(&out)
                 try RecordStream.write(&monitorEvents, to: &eventsOut)
             },

@@ -29,13 +29,21 @@ public struct LiveUpdates: Sendable {
         self.approximateLocation = approximateLocation
     }
 
+    /// The identifier of a device by name (`MonitoringEngine.deviceID(_:)`).
+    public mutating func deviceID(_ name: String) -> DeviceID { monitoring.deviceID(name) }
+
     /// Applies one record: the device's `locationUnavailable` due before it, the record in the
     /// monitoring engine (its events appended to `events`), then the record's own update.
     /// - Throws: the engine's refusal; the record then changes nothing here, except that a
     ///   `locationUnavailable` due before a record refused after its clock ran up to it is said.
     public mutating func process(_ observation: Observation, device name: String, cause: Int,
                                  events: inout [MonitorEvent], updates: inout [LiveUpdate]) throws(ObservationProblem) {
-        let id = monitoring.deviceID(name)
+        try process(observation, device: monitoring.deviceID(name), name: name, cause: cause, events: &events, updates: &updates)
+    }
+
+    /// `process(_:device:cause:events:updates:)` for a device already named by `deviceID(_:)`.
+    public mutating func process(_ observation: Observation, device id: DeviceID, name: String, cause: Int,
+                                 events: inout [MonitorEvent], updates: inout [LiveUpdate]) throws(ObservationProblem) {
         let di = Int(id.index)
         while updaters.count <= di {
             updaters.append(LiveUpdater(configuration: policy.initialConfiguration,

@@ -11,13 +11,17 @@
 /// ```
 public struct BeaconRanging: Sendable {
     /// The monitoring engine: authorization for the results, events for the conditions.
-    public private(set) var monitoring: MonitoringEngine
+    public internal(set) var monitoring: MonitoringEngine
     public let policy: RangingPolicy
-    private let catalog: RangingCatalog
+    let catalog: RangingCatalog
     /// Indexed by the engine's `DeviceID`.
-    private var rangers: [BeaconRanger] = []
-    private var matches: [Int32] = []
-    private var due: [BeaconRanger.Due] = []
+    var rangers: [BeaconRanger] = []
+    /// Each device's latest record's time taken here (nanoseconds), by `DeviceID`.
+    var clocks: [Int64] = []
+    var matches: [Int32] = []
+    var offsets: [Int] = []
+    var identities: [BeaconIdentity] = []
+    var due: [BeaconRanger.Due] = []
     /// Results written so far, and how many of them were dropped.
     public private(set) var resultCount = 0, droppedCount = 0
 
@@ -26,6 +30,9 @@ public struct BeaconRanging: Sendable {
         self.policy = policy
         catalog = RangingCatalog(constraints)
     }
+
+    /// The identifier of a device by name (`MonitoringEngine.deviceID(_:)`).
+    public mutating func deviceID(_ name: String) -> DeviceID { monitoring.deviceID(name) }
 
     /// The constraints, in the order results of one second come.
     public var constraints: [RangingConstraint] { catalog.constraints }
@@ -36,15 +43,21 @@ public struct BeaconRanging: Sendable {
     ///   changes nothing here.
     public mutating func process(_ observation: Observation, device name: String, cause: Int,
                                  events: inout [MonitorEvent], results: inout [RangingResult]) throws(ObservationProblem) {
-        let id = monitoring.deviceID(name)
+        try process(observation, device: monitoring.deviceID(name), name: name, cause: cause, events: &events, results: &results)
+    }
+
+    /// `process(_:device:cause:events:results:)` for a device already named by `deviceID(_:)`.
+    public mutating func process(_ observation: Observation, device id: DeviceID, name: String, cause: Int,
+                                 events: inout [MonitorEvent], results: inout [RangingResult]) throws(ObservationProblem) {
         let di = Int(id.index)
-        while rangers.count <= di { rangers.append(BeaconRanger()) }
+        grow(to: di)
         try MonitoringEngine.validate(observation)
         let t = observation.time
         if !rangers[di].isIdle, monitoring.clock(of: id).map({ $0 <= t }) ?? true {
             rangers[di].advance(to: t.nanosecondsSinceEpoch, inclusive: false, policy: policy, into: &due)
             write(name, id, into: &results)
         }
+        defer { clocks[di] = monitoring.clock(of: id)?.nanosecondsSinceEpoch ?? .min }
         try monitoring.process(observation, device: id, cause: cause, into: &events)
         guard case .sighting(let sighting) = observation else { return }
         matches.removeAll(keepingCapacity: true)
@@ -65,8 +78,16 @@ public struct BeaconRanging: Sendable {
         monitoring.finish(into: &events)
     }
 
+    /// Makes room for the device numbered `di`.
+    mutating func grow(to di: Int) {
+        while rangers.count <= di {
+            rangers.append(BeaconRanger())
+            clocks.append(.min)
+        }
+    }
+
     /// The due results, by second and then constraint, each with the verdict at its second.
-    private mutating func write(_ name: String, _ id: DeviceID, into results: inout [RangingResult]) {
+    mutating func write(_ name: String, _ id: DeviceID, into results: inout [RangingResult]) {
         guard !due.isEmpty else { return }
         due.sort { ($0.second, $0.constraint) < ($1.second, $1.constraint) }
         var access: (second: Int64, delivery: Delivery)?

@@ -24,7 +24,8 @@ public struct ApproximateFixes: ~Copyable {
         let di = Int(device.index)
         while reporters.count <= di { reporters.append(ApproximateReporter(interval: interval)) }
         guard let report = reporters[di].see(fix, in: location) else { return }
-        try output.append(ApproximateFixEncoding.jsonLine(device: engine.name(of: device), date: fix.time, report: report, cause: cause))
+        let name = engine.name(of: device)
+        try output.append { ApproximateFixEncoding.append(device: name, date: fix.time, report: report, cause: cause, to: &$0) }
         count += 1
     }
 }

@@ -124,3 +124,18 @@ struct ByteWriter {
         }
     }
 }
+
+extension ByteWriter {
+    /// A finite double in at most 24 bytes: a whole number below 10¹⁶ without a fraction (`12`,
+    /// `-60`, `0`), else the shortest decimal that reads back as the same double (Swift's
+    /// `description`, which is JSON: `-71.5`, `1e-05`).
+    @inline(__always)
+    mutating func writeNumber(_ value: Double) {
+        if value == value.rounded(.towardZero) && abs(value) < 1e16 {
+            if value == 0 && value.sign == .minus { write(UInt8(ascii: "-")) }
+            writeDecimal(Int(value))
+        } else {
+            write(value.description)
+        }
+    }
+}

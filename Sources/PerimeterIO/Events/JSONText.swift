@@ -16,15 +16,6 @@ enum JSONText {
 }
 
 extension JSONText {
-    /// A finite double as the shortest decimal that reads back as the same double: a whole number
-    /// below 10¹⁶ without a fraction (`12`, `-60`, `0`), anything else as Swift's `description`
-    /// (`-71.5`, `1e-05`), which is JSON.
-    static func number(_ value: Double) -> String {
-        if value == 0 { return value.sign == .minus ? "-0" : "0" }
-        if value == value.rounded(.towardZero) && abs(value) < 1e16 { return String(Int64(value)) }
-        return value.description
-    }
-
     /// Diagnostics as a JSON array of their names, in their order.
     static func names(_ diagnostics: Diagnostics) -> String {
         "[" + Diagnostics.named.filter { diagnostics.contains($0.0) }.map { "\"\($0.1)\"" }.joined(separator: ",") + "]"
