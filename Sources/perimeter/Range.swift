@@ -8,7 +8,7 @@ struct RangeCommand: ParsableCommand {
         commandName: "range",
         abstract: "Range beacons (CLBeaconIdentityConstraint): one result per device, constraint and second, nearest beacon first.",
         discussion: """
-            The constraints are the beacon features of --conditions with "ranging": true (they stay monitored conditions too). Results go to standard output (or --out), one JSON object a line (docs/ranging.md); --events writes the monitoring events of the same run. A summary goes to standard error. The first bad record stops the run, naming file, line and field.
+            The constraints are the beacon features of --conditions with "ranging": true; --events monitors every condition of the file too, as `evaluate` would (use --assume unsatisfied with many beacon conditions, or every device gets an event per condition when their first exits fall due). Results go to standard output (or --out), one JSON object a line (docs/ranging.md); --events writes the monitoring events of the same run. A summary goes to standard error. The first bad record stops the run, naming file, line and field.
 
             EXAMPLES:
               perimeter range --conditions museum.geojson --observations visit.jsonl
@@ -70,13 +70,20 @@ struct RangeCommand: ParsableCommand {
         guard !constraints.isEmpty else {
             throw ValidationError("\(conditions) has no ranging constraint: mark beacon features with \"ranging\": true")
         }
+        // Only `--events` needs the conditions monitored: the results need the authorization alone,
+        // which no condition changes. (Monitoring 100k beacon conditions that start `unknown` writes
+        // an event per device and condition when their first exits fall due.)
         var monitoring = MonitoringEngine(policy: try policy.policy())
         monitoring.batchThreads = CommandSupport.usableProcessorCount
-        do {
-            try monitoring.add(contentsOf: definitions)
-        } catch {
-            throw CommandSupport.fail("\(conditions): \(error)")
+        if events != nil {
+            do {
+                try monitoring.add(contentsOf: definitions)
+            } catch {
+                throw CommandSupport.fail("\(conditions): \(error)")
+            }
         }
+        // With events, a record at a time, so that each record's events are written before the next.
+        let batchSize = events == nil ? Self.batchSize : 1
         var ranging = BeaconRanging(monitoring: monitoring, constraints: constraints, policy: rangingPolicy())
         var results: [RangingResult] = [], monitorEvents: [MonitorEvent] = []
         func write(_ out: inout BufferedOutput) throws(InputError) {
@@ -105,7 +112,7 @@ struct RangeCommand: ParsableCommand {
                 let id = ids.id(record, &ranging)
                 if case .sighting(let sighting) = record.observation {
                     pending.append(SightingRecord(device: id, sighting: sighting, cause: record.line))
-                    if pending.count < Self.batchSize { return }
+                    if pending.count < batchSize { return }
                     try applyPending()
                 } else {
                     try applyPending()

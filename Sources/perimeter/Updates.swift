@@ -20,7 +20,7 @@ struct Updates: ParsableCommand {
             """
     )
 
-    @Option(help: "GeoJSON FeatureCollection of conditions to monitor beside the updates (optional).")
+    @Option(help: "GeoJSON FeatureCollection of conditions to monitor beside the updates, for --events (optional).")
     var conditions: String?
 
     @Option(help: "JSON Lines or CSV observations; '-' reads standard input.")
@@ -74,10 +74,15 @@ struct Updates: ParsableCommand {
 
     func run() throws {
         let start = ContinuousClock.now
-        let monitoring = if let conditions {
-            try CommandSupport.loadEngine(conditions: conditions, policy: policy.policy(), repair: repairPolygons)
-        } else {
-            MonitoringEngine(policy: try policy.policy())
+        // The updates need the authorization alone, which no condition changes: the conditions are
+        // monitored only for `--events` (and read and checked in any case).
+        var monitoring = MonitoringEngine(policy: try policy.policy())
+        if let conditions {
+            if events != nil {
+                monitoring = try CommandSupport.loadEngine(conditions: conditions, policy: policy.policy(), repair: repairPolygons)
+            } else {
+                _ = try CommandSupport.readConditions(conditions, repair: repairPolygons, threads: CommandSupport.usableProcessorCount)
+            }
         }
         var updates = LiveUpdates(monitoring: monitoring, policy: livePolicy(), approximateLocation: try approximate.location())
         var produced: [LiveUpdate] = [], monitorEvents: [MonitorEvent] = []
