@@ -57,6 +57,9 @@ struct Updates: ParsableCommand {
 
     @OptionGroup var policy: PolicyOptions
 
+    /// Fixes handed to the batch path at once, and about how many events a batch may hold.
+    static let batchSize = 1 << 16, eventBudget = 1 << 20
+
     func validate() throws {
         guard maxLineBytes >= 1 else { throw ValidationError("--max-line-bytes must be at least 1") }
         if let problem = livePolicy().problem() { throw ValidationError(problem) }
@@ -96,14 +99,41 @@ struct Updates: ParsableCommand {
         }
         let inputs = [("--conditions", conditions), ("--density", approximate.density)].compactMap { o, p in p.map { (option: o, path: $0) } }
         var ids = DeviceNumbers()
+        // Runs of fixes go through `LiveUpdates`' batch path; a refused one is named by its line.
+        var pending: [FixRecord] = [], pendingEventBound = 0
+        func applyPending() throws {
+            guard !pending.isEmpty else { return }
+            defer {
+                pending.removeAll(keepingCapacity: true)
+                pendingEventBound = 0
+            }
+            do throws(BatchProblem) {
+                try updates.process(pending, events: &monitorEvents, updates: &produced)
+            } catch {
+                throw InputError(file: observations == "-" ? "<stdin>" : observations, line: pending[error.index].cause,
+                                 field: error.problem.field, message: error.problem.message)
+            }
+        }
         let stream = RecordStream(observations: observations, format: format, maxLineBytes: maxLineBytes)
         let records = try stream.run(main: (out == nil ? "standard output" : "--out", out ?? "-"), events: events, inputs: inputs,
             take: { record, out, eventsOut in
-                try updates.process(record.observation, device: ids.id(record, &updates), name: record.device, cause: record.line, events: &monitorEvents, updates: &produced)
+                let id = ids.id(record, &updates)
+                if case .fix(let fix) = record.observation {
+                    pending.append(FixRecord(device: id, fix: fix, cause: record.line))
+                    // A batch holds its events until it returns: cut it before the events its devices'
+                    // starts can produce pass a budget, as `evaluate` does.
+                    if updates.monitoring.hasStartEvents { pendingEventBound += updates.monitoring.startEventBound(id) }
+                    if pending.count < Self.batchSize && pendingEventBound < Self.eventBudget { return }
+                    try applyPending()
+                } else {
+                    try applyPending()
+                    try updates.process(record.observation, device: id, name: record.device, cause: record.line, events: &monitorEvents, updates: &produced)
+                }
                 try write(&out)
                 try RecordStream.write(&monitorEvents, to: &eventsOut)
             },
             finish: { out, eventsOut in
+                try applyPending()
                 updates.finish(events: &monitorEvents, updates: &produced)
                 try write(&out)
                 try RecordStream.write(&monitorEvents, to: &eventsOut)

@@ -13,14 +13,16 @@
 /// ```
 public struct LiveUpdates: Sendable {
     /// The monitoring engine: authorization for the updates, events for the conditions.
-    public private(set) var monitoring: MonitoringEngine
+    public internal(set) var monitoring: MonitoringEngine
     public let policy: LiveUpdatePolicy
     /// Where a reduced-accuracy app sees a position.
     public let approximateLocation: ApproximateLocation
     /// Indexed by the engine's `DeviceID`.
-    public private(set) var updaters: [LiveUpdater] = []
+    public internal(set) var updaters: [LiveUpdater] = []
+    /// Each device's latest record's time taken here, by `DeviceID`.
+    var clocks: [Timestamp] = []
     /// Updates written so far, by kind, for a summary.
-    public private(set) var stationaryCount = 0, unavailableCount = 0, updateCount = 0
+    public internal(set) var stationaryCount = 0, unavailableCount = 0, updateCount = 0
 
     public init(monitoring: MonitoringEngine, policy: LiveUpdatePolicy = LiveUpdatePolicy(),
                 approximateLocation: ApproximateLocation = .standard) {
@@ -45,15 +47,13 @@ public struct LiveUpdates: Sendable {
     public mutating func process(_ observation: Observation, device id: DeviceID, name: String, cause: Int,
                                  events: inout [MonitorEvent], updates: inout [LiveUpdate]) throws(ObservationProblem) {
         let di = Int(id.index)
-        while updaters.count <= di {
-            updaters.append(LiveUpdater(configuration: policy.initialConfiguration,
-                                        approximateInterval: TimeSpan(seconds: policy.approximateInterval)))
-        }
+        grow(to: di)
         let t = observation.time
         var unavailable: LiveUpdate?
         if let due = updaters[di].unavailableDue(policy), due < t, monitoring.clock(of: id).map({ $0 <= t }) ?? true {
             unavailable = self.unavailable(name, id, at: due, cause: cause)
         }
+        defer { clocks[di] = monitoring.clock(of: id) ?? .distantPast }
         do {
             try monitoring.process(observation, device: id, cause: cause, into: &events)
         } catch {
@@ -63,6 +63,21 @@ public struct LiveUpdates: Sendable {
         if let unavailable { say(unavailable, di, into: &updates) }
         guard case .update(let stationary) = updaters[di].take(observation, policy: policy, location: approximateLocation),
               case .fix(let fix) = observation else { return }
+        update(name, id, fix, stationary: stationary, cause: cause, into: &updates)
+    }
+
+    /// Makes room for the device numbered `di`.
+    mutating func grow(to di: Int) {
+        while updaters.count <= di {
+            updaters.append(LiveUpdater(configuration: policy.initialConfiguration,
+                                        approximateInterval: TimeSpan(seconds: policy.approximateInterval)))
+            clocks.append(.distantPast)
+        }
+    }
+
+    /// The update of a fix that yields one, with what the app may have at the fix's time.
+    mutating func update(_ name: String, _ id: DeviceID, _ fix: Fix, stationary: Bool, cause: Int, into updates: inout [LiveUpdate]) {
+        let t = fix.time, di = Int(id.index)
         let access = monitoring.locationAccess(of: id, at: t)
         var location: LiveUpdate.Location?
         if access.providesLocation {
@@ -91,13 +106,13 @@ public struct LiveUpdates: Sendable {
         monitoring.finish(into: &events)
     }
 
-    private func unavailable(_ name: String, _ id: DeviceID, at due: Timestamp, cause: Int) -> LiveUpdate {
+    func unavailable(_ name: String, _ id: DeviceID, at due: Timestamp, cause: Int) -> LiveUpdate {
         let access = monitoring.locationAccess(of: id, at: due)
         return LiveUpdate(device: name, date: due, location: nil, isStationary: false, locationUnavailable: true,
                           accuracyLimited: access.accuracyLimited, diagnostics: access.updateDiagnostics, cause: cause)
     }
 
-    private mutating func say(_ update: LiveUpdate, _ di: Int, into updates: inout [LiveUpdate]) {
+    mutating func say(_ update: LiveUpdate, _ di: Int, into updates: inout [LiveUpdate]) {
         updaters[di].markUnavailableSaid()
         updates.append(update)
         updateCount += 1
