@@ -7,17 +7,20 @@ import Foundation
 /// A window keeps a tally per concrete beacon (samples, sum of non-zero RSSIs, latest sighting),
 /// kept up as sightings come into the window and leave it, so a result costs its beacons, not its
 /// samples; the sums are of integers, so the mean is the same as summing the window afresh.
-public struct BeaconRanger: Sendable {
+public struct BeaconRanger: Sendable, Codable {
     /// Windows of constraints with sightings still in them (a device ranges a few at a time: a list
     /// searched in place costs less than a dictionary, whose values would be copied to be changed).
     private var windows: [Window] = []
 
     public init() {}
 
+    /// The constraints with sightings in their windows.
+    var constraints: [Int32] { windows.map(\.constraint) }
+
     /// Whether any constraint still has sightings in its window.
     public var isIdle: Bool { windows.isEmpty }
 
-    struct Sample {
+    struct Sample: Codable {
         var time: Int64
         var identity: BeaconIdentity
         var rssi: Int32
@@ -25,7 +28,7 @@ public struct BeaconRanger: Sendable {
         var cause: Int
     }
 
-    private struct Tally {
+    private struct Tally: Codable {
         var identity: BeaconIdentity
         var samples: Int32
         var nonZero: Int32
@@ -42,7 +45,7 @@ public struct BeaconRanger: Sendable {
         var cause: Int
     }
 
-    private struct Window {
+    private struct Window: Codable {
         var constraint: Int32
         var samples: [Sample] = []
         /// Samples `head..<tail` are in the window of the last second looked at.

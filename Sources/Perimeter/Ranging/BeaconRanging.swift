@@ -23,7 +23,7 @@ public struct BeaconRanging: Sendable {
     var identities: [BeaconIdentity] = []
     var due: [BeaconRanger.Due] = []
     /// Results written so far, and how many of them were dropped.
-    public private(set) var resultCount = 0, droppedCount = 0
+    public internal(set) var resultCount = 0, droppedCount = 0
 
     public init(monitoring: MonitoringEngine, constraints: [RangingConstraint], policy: RangingPolicy = RangingPolicy()) {
         self.monitoring = monitoring
