@@ -63,10 +63,7 @@ struct RangeCommand: ParsableCommand {
     func run() throws {
         let start = ContinuousClock.now
         let definitions = try CommandSupport.readConditions(conditions, repair: false, threads: CommandSupport.usableProcessorCount)
-        let constraints = definitions.compactMap { d -> RangingConstraint? in
-            guard d.ranging, case .beacon(let identity) = d.condition else { return nil }
-            return RangingConstraint(identifier: d.identifier, identity: identity)
-        }
+        let constraints = definitions.rangingConstraints
         guard !constraints.isEmpty else {
             throw ValidationError("\(conditions) has no ranging constraint: mark beacon features with \"ranging\": true")
         }
@@ -93,17 +90,11 @@ struct RangeCommand: ParsableCommand {
             results.removeAll(keepingCapacity: true)
         }
         var ids = DeviceNumbers()
-        // Runs of sightings go through `BeaconRanging`'s batch path; a refused one is named by its line.
-        var pending: [SightingRecord] = []
+        // Runs of sightings go through `BeaconRanging`'s batch path.
+        var pending = PendingRun<SightingRecord>(observations: observations)
         func applyPending() throws {
-            guard !pending.isEmpty else { return }
-            defer { pending.removeAll(keepingCapacity: true) }
-            do throws(BatchProblem) {
-                try ranging.process(pending, events: &monitorEvents, results: &results)
-            } catch {
-                throw InputError(file: observations == "-" ? "<stdin>" : observations, line: pending[error.index].cause,
-                                 field: error.problem.field, message: error.problem.message)
-            }
+            try pending.apply({ batch throws(BatchProblem) in try ranging.process(batch, events: &monitorEvents, results: &results) },
+                              line: \.cause)
         }
         let stream = RecordStream(observations: observations, format: format, maxLineBytes: maxLineBytes)
         let records = try stream.run(main: (out == nil ? "standard output" : "--out", out ?? "-"), events: events,

@@ -89,3 +89,33 @@ struct DeviceNumbers {
         return id
     }
 }
+
+/// Consecutive records of one kind (fixes, sightings) waiting to go through a batch path together.
+struct PendingRun<Record> {
+    private(set) var records: [Record] = []
+    /// The most events the records' devices' starts can produce (`MonitoringEngine.startEventBound`).
+    var eventBound = 0
+    let file: String
+
+    init(observations: String) {
+        file = observations == "-" ? "<stdin>" : observations
+    }
+
+    mutating func append(_ record: Record) { records.append(record) }
+
+    var count: Int { records.count }
+
+    /// Hands the records to `apply` and empties the run; a record it refuses is named by its line.
+    mutating func apply(_ apply: ([Record]) throws(BatchProblem) -> Void, line: (Record) -> Int) throws {
+        guard !records.isEmpty else { return }
+        defer {
+            records.removeAll(keepingCapacity: true)
+            eventBound = 0
+        }
+        do throws(BatchProblem) {
+            try apply(records)
+        } catch {
+            throw InputError(file: file, line: line(records[error.index]), field: error.problem.field, message: error.problem.message)
+        }
+    }
+}

@@ -99,20 +99,11 @@ struct Updates: ParsableCommand {
         }
         let inputs = [("--conditions", conditions), ("--density", approximate.density)].compactMap { o, p in p.map { (option: o, path: $0) } }
         var ids = DeviceNumbers()
-        // Runs of fixes go through `LiveUpdates`' batch path; a refused one is named by its line.
-        var pending: [FixRecord] = [], pendingEventBound = 0
+        // Runs of fixes go through `LiveUpdates`' batch path.
+        var pending = PendingRun<FixRecord>(observations: observations)
         func applyPending() throws {
-            guard !pending.isEmpty else { return }
-            defer {
-                pending.removeAll(keepingCapacity: true)
-                pendingEventBound = 0
-            }
-            do throws(BatchProblem) {
-                try updates.process(pending, events: &monitorEvents, updates: &produced)
-            } catch {
-                throw InputError(file: observations == "-" ? "<stdin>" : observations, line: pending[error.index].cause,
-                                 field: error.problem.field, message: error.problem.message)
-            }
+            try pending.apply({ batch throws(BatchProblem) in try updates.process(batch, events: &monitorEvents, updates: &produced) },
+                              line: \.cause)
         }
         let stream = RecordStream(observations: observations, format: format, maxLineBytes: maxLineBytes)
         let records = try stream.run(main: (out == nil ? "standard output" : "--out", out ?? "-"), events: events, inputs: inputs,
@@ -122,8 +113,8 @@ struct Updates: ParsableCommand {
                     pending.append(FixRecord(device: id, fix: fix, cause: record.line))
                     // A batch holds its events until it returns: cut it before the events its devices'
                     // starts can produce pass a budget, as `evaluate` does.
-                    if updates.monitoring.hasStartEvents { pendingEventBound += updates.monitoring.startEventBound(id) }
-                    if pending.count < Self.batchSize && pendingEventBound < Self.eventBudget { return }
+                    if updates.monitoring.hasStartEvents { pending.eventBound += updates.monitoring.startEventBound(id) }
+                    if pending.count < Self.batchSize && pending.eventBound < Self.eventBudget { return }
                     try applyPending()
                 } else {
                     try applyPending()

@@ -21,3 +21,13 @@ public struct ConditionDefinition: Sendable, Hashable {
         self.ranging = ranging
     }
 }
+
+extension [ConditionDefinition] {
+    /// The ranging constraints: the beacon conditions marked `"ranging": true`, in file order.
+    public var rangingConstraints: [RangingConstraint] {
+        compactMap { definition in
+            guard definition.ranging, case .beacon(let identity) = definition.condition else { return nil }
+            return RangingConstraint(identifier: definition.identifier, identity: identity)
+        }
+    }
+}

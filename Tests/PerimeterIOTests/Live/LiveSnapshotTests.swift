@@ -53,10 +53,7 @@ import Testing
         let (rangingPolicy, rest) = try RangingScenarioTests.ranging(try RangingScenarioTests.flags(name))
         let policy = try ScenarioTests.policy(rest)
         let definitions = try ConditionsReader.read(contentsOf: Fixture.path("ranging/\(name)/conditions.geojson"))
-        let constraints = definitions.compactMap { d -> RangingConstraint? in
-            guard d.ranging, case .beacon(let identity) = d.condition else { return nil }
-            return RangingConstraint(identifier: d.identifier, identity: identity)
-        }
+        let constraints = definitions.rangingConstraints
         let records = try Self.records("ranging/\(name)/observations.jsonl")
         func run(splitAt split: Int?) throws -> String {
             var ranging = BeaconRanging(monitoring: MonitoringEngine(policy: policy), constraints: constraints, policy: rangingPolicy)

@@ -54,10 +54,7 @@ import Testing
         let definitions = try ConditionsReader.read(contentsOf: Fixture.path("ranging/\(name)/conditions.geojson"))
         var engine = MonitoringEngine(policy: try ScenarioTests.policy(rest))
         try engine.add(contentsOf: definitions)
-        let constraints = definitions.compactMap { d -> RangingConstraint? in
-            guard d.ranging, case .beacon(let identity) = d.condition else { return nil }
-            return RangingConstraint(identifier: d.identifier, identity: identity)
-        }
+        let constraints = definitions.rangingConstraints
         var ranging = BeaconRanging(monitoring: engine, constraints: constraints, policy: rangingPolicy)
         var reader = try ObservationReader(path: Fixture.path("ranging/\(name)/observations.jsonl"))
         var events: [MonitorEvent] = [], results: [RangingResult] = []
