@@ -85,8 +85,7 @@ struct RangeCommand: ParsableCommand {
         var results: [RangingResult] = [], monitorEvents: [MonitorEvent] = []
         func write(_ out: inout BufferedOutput) throws(InputError) {
             guard !results.isEmpty else { return }
-            let batch = results
-            try out.append { bytes in for result in batch { RangingResultEncoding.append(result, to: &bytes) } }
+            try out.append(encoding: results, threads: CommandSupport.usableProcessorCount) { RangingResultEncoding.append($0, to: &$1) }
             results.removeAll(keepingCapacity: true)
         }
         var ids = DeviceNumbers()

@@ -119,3 +119,27 @@ struct PendingRun<Record> {
         }
     }
 }
+
+extension BufferedOutput {
+    /// Appends `items` encoded by `encode`, in order; a long list is encoded in parallel chunks (as
+    /// `evaluate` encodes a large batch of events), each into its own bytes, appended in order.
+    mutating func append<Item: Sendable>(encoding items: [Item], threads: Int,
+                                         _ encode: @escaping @Sendable (Item, inout [UInt8]) -> Void) throws(InputError) {
+        guard !items.isEmpty else { return }
+        let chunks = items.count >= 512 ? max(1, threads) : 1
+        guard chunks > 1 else {
+            try append { bytes in for item in items { encode(item, &bytes) } }
+            return
+        }
+        var parts = [[UInt8]](repeating: [], count: chunks)
+        parts.withUnsafeMutableBufferPointer { parts in
+            nonisolated(unsafe) let parts = parts  // (each chunk writes its own part)
+            DispatchQueue.concurrentPerform(iterations: chunks) { k in
+                var bytes: [UInt8] = []
+                for item in items[items.count * k / chunks ..< items.count * (k + 1) / chunks] { encode(item, &bytes) }
+                parts[k] = bytes
+            }
+        }
+        for part in parts { try append(contentsOf: part) }
+    }
+}

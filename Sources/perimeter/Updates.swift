@@ -93,8 +93,7 @@ struct Updates: ParsableCommand {
         func write(_ out: inout BufferedOutput) throws(InputError) {
             guard !produced.isEmpty else { return }
             for update in produced where update.location == nil { withoutLocation += 1 }
-            let batch = produced
-            try out.append { bytes in for update in batch { LiveUpdateEncoding.append(update, to: &bytes) } }
+            try out.append(encoding: produced, threads: CommandSupport.usableProcessorCount) { LiveUpdateEncoding.append($0, to: &$1) }
             produced.removeAll(keepingCapacity: true)
         }
         let inputs = [("--conditions", conditions), ("--density", approximate.density)].compactMap { o, p in p.map { (option: o, path: $0) } }

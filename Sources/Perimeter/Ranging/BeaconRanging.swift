@@ -89,20 +89,29 @@ public struct BeaconRanging: Sendable {
     /// The due results, by second and then constraint, each with the verdict at its second.
     mutating func write(_ name: String, _ id: DeviceID, into results: inout [RangingResult]) {
         guard !due.isEmpty else { return }
+        droppedCount += Self.results(from: &due, name, id, monitoring: monitoring, constraints: catalog.constraints, into: &results)
+        resultCount += due.count
+        due.removeAll(keepingCapacity: true)
+    }
+
+    /// Appends the results `due` makes (sorting it), each with the verdict at its second; returns
+    /// how many were dropped. Reads the engine only: shards of a batch call it side by side.
+    static func results(from due: inout [BeaconRanger.Due], _ name: String, _ id: DeviceID, monitoring: borrowing MonitoringEngine,
+                        constraints: [RangingConstraint], into results: inout [RangingResult]) -> Int {
         due.sort { ($0.second, $0.constraint) < ($1.second, $1.constraint) }
         var access: (second: Int64, delivery: Delivery)?
+        var dropped = 0
         for d in due {
             if access?.second != d.second {
                 let at = Timestamp(nanosecondsSinceEpoch: d.second * 1_000_000_000)
                 access = (d.second, monitoring.locationAccess(of: id, at: at).ranging)
             }
             let delivery = access!.delivery
-            results.append(RangingResult(device: name, constraint: catalog.constraints[Int(d.constraint)].identifier,
+            results.append(RangingResult(device: name, constraint: constraints[Int(d.constraint)].identifier,
                                          date: Timestamp(nanosecondsSinceEpoch: d.second * 1_000_000_000),
                                          beacons: d.beacons, delivery: delivery, cause: d.cause))
-            if delivery.verdict != .delivered { droppedCount += 1 }
+            if delivery.verdict != .delivered { dropped += 1 }
         }
-        resultCount += due.count
-        due.removeAll(keepingCapacity: true)
+        return dropped
     }
 }
