@@ -8,8 +8,6 @@ public struct ApproximateFixes: ~Copyable {
     let interval: TimeSpan
     /// Indexed by the engine's `DeviceID`.
     var reporters: [ApproximateReporter] = []
-    /// Lines written.
-    public private(set) var count = 0
 
     public init(output: consuming BufferedOutput, location: ApproximateLocation,
                 interval: TimeSpan = ApproximateReporter.defaultInterval) {
@@ -26,6 +24,5 @@ public struct ApproximateFixes: ~Copyable {
         guard let report = reporters[di].see(fix, in: location) else { return }
         let name = engine.name(of: device)
         try output.append { ApproximateFixEncoding.append(device: name, date: fix.time, report: report, cause: cause, to: &$0) }
-        count += 1
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import Perimeter
 
 /// Minimal JSON text building for the writers: strings escaped as RFC 8259 requires, nothing more,
 /// so output is byte-for-byte predictable.
@@ -12,12 +11,5 @@ enum JSONText {
 
     static func quotedOrNull(_ s: String?) -> String {
         s.map(quoted) ?? "null"
-    }
-}
-
-extension JSONText {
-    /// Diagnostics as a JSON array of their names, in their order.
-    static func names(_ diagnostics: Diagnostics) -> String {
-        "[" + Diagnostics.named.filter { diagnostics.contains($0.0) }.map { "\"\($0.1)\"" }.joined(separator: ",") + "]"
     }
 }
