@@ -39,39 +39,75 @@ public final class SQLiteStore: MonitorStore {
     public init(path: String) throws(MonitorStoreError) {
         self.path = path
         var status = stat()
-        var held: FileIdentity?
-        if stat(path, &status) == 0 {
-            let file = FileIdentity(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
-            guard Self.openFiles.withLock({ $0.insert(file).inserted }) else {
-                throw MonitorStoreError("\(path): the store is in use by another store in this process; one at a time")
-            }
-            held = file
+        if stat(path, &status) != 0 && errno == ENOENT {
+            try Self.create(path)
         }
-        var configuration = Configuration()
-        // Held for as long as the store is open: the first write takes the lock, and another
-        // connection is refused at once rather than left waiting.
-        configuration.busyMode = .immediateError
-        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA locking_mode = EXCLUSIVE") }
+        guard stat(path, &status) == 0 else {
+            throw MonitorStoreError("\(path): cannot open the store: \(String(cString: strerror(errno)))")
+        }
+        let file = FileIdentity(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
+        guard Self.openFiles.withLock({ $0.insert(file).inserted }) else {
+            throw MonitorStoreError("\(path): the store is in use by another store in this process; one at a time")
+        }
         do {
             try Self.checkFile(path)
-            queue = try DatabaseQueue(path: path, configuration: configuration)
-            try queue.writeWithoutTransaction { db in
-                try Self.prepare(db, path: path)
-                // Only once the file is known to be a store: the journal mode is written into it.
-                try db.execute(sql: "PRAGMA journal_mode = WAL")
-            }
-            try StoreSchema.migrator.migrate(queue)
+            queue = try DatabaseQueue(path: path, configuration: Self.configuration)
+            try Self.start(queue, path: path)
         } catch {
-            Self.forget(held)
+            Self.forget(file)
             throw Self.problem(error, path: path, doing: "cannot open")
         }
-        // (A new file: it is this store's from now on.)
-        if held == nil, stat(path, &status) == 0 {
-            let file = FileIdentity(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
-            Self.openFiles.withLock { _ = $0.insert(file) }
-            held = file
+        identity.withLock { $0 = file }
+    }
+
+    /// Held for as long as the store is open: the first write takes the lock, and another connection
+    /// is refused at once rather than left waiting.
+    private static var configuration: Configuration {
+        var configuration = Configuration()
+        configuration.busyMode = .immediateError
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA locking_mode = EXCLUSIVE") }
+        return configuration
+    }
+
+    /// Takes the lock, checks the file, sets the journal and brings the schema up to date.
+    private static func start(_ queue: DatabaseQueue, path: String) throws {
+        try queue.writeWithoutTransaction { db in
+            try prepare(db, path: path)
+            // Only once the file is known to be a store: the journal mode is written into it.
+            try db.execute(sql: "PRAGMA journal_mode = WAL")
         }
-        identity.withLock { $0 = held }
+        try StoreSchema.migrator.migrate(queue)
+    }
+
+    /// Makes a new store at `path` whole or not at all: built beside it under a name of its own, then
+    /// linked into place. SQLite would make the file at once and write it later, and a process killed
+    /// in between would leave an empty file that no later run may take for a store.
+    private static func create(_ path: String) throws(MonitorStoreError) {
+        var template = Array((path + ".creating-XXXXXX").utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else {
+            throw MonitorStoreError("\(path): cannot create the store beside it: \(String(cString: strerror(errno)))")
+        }
+        let building = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        defer {
+            for suffix in ["", "-wal", "-shm", "-journal"] { unlink(building + suffix) }
+        }
+        // (A new file's permissions, as SQLite would have made it; mkstemp makes it private.)
+        let mask = umask(0)
+        umask(mask)
+        _ = fchmod(fd, 0o644 & ~mask)
+        Glibc.close(fd)
+        do {
+            let queue = try DatabaseQueue(path: building, configuration: configuration)
+            try start(queue, path: path)
+            try queue.close()
+        } catch {
+            throw problem(error, path: path, doing: "cannot create")
+        }
+        // (A file that appeared at `path` meanwhile is left alone and opened, or refused, as any other.)
+        guard link(building, path) == 0 || errno == EEXIST else {
+            throw MonitorStoreError("\(path): cannot create the store: \(String(cString: strerror(errno)))")
+        }
     }
 
     deinit { release() }

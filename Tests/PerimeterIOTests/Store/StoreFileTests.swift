@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import Perimeter
 @testable import PerimeterIO
@@ -109,5 +110,36 @@ import Testing
         let again = try SQLiteStore(path: path)
         #expect(try again.monitorNames() == ["m"])
         try again.close()
+    }
+
+    /// A new store appears at its path whole: never as the empty file SQLite makes before its first
+    /// write, which a run killed at that moment would leave for every later run to refuse. A thread
+    /// watches each path while the store is made; nothing is left beside it.
+    @Test func aNewStoreAppearsWhole() throws {
+        let folder = Fixture.temporaryPath("creating")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        let seenEmpty = Mutex(0), seenWhole = Mutex(0)
+        for k in 0..<100 {
+            let path = folder + "/store-\(k).sqlite"
+            let done = Mutex(false)
+            let watcher = Thread {
+                var status = stat()
+                while !done.withLock({ $0 }) {
+                    if stat(path, &status) == 0 {
+                        if status.st_size == 0 { seenEmpty.withLock { $0 += 1 } } else { seenWhole.withLock { $0 += 1 } }
+                    }
+                }
+            }
+            watcher.start()
+            let store = try SQLiteStore(path: path)
+            try store.close()
+            done.withLock { $0 = true }
+            while !watcher.isFinished { usleep(100) }
+            _ = try SQLiteStore(path: path)
+        }
+        #expect(seenEmpty.withLock { $0 } == 0, "a store was seen empty at its path")
+        #expect(seenWhole.withLock { $0 } > 0, "the watcher never saw a store")
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
+        #expect(names == (0..<100).map { "store-\($0).sqlite" }.sorted(), "\(names.filter { !$0.hasSuffix(".sqlite") })")
     }
 }

@@ -42,12 +42,14 @@ import Testing
         return lines.joined(separator: "\n") + "\n"
     }
 
-    static func launch(_ arguments: [String]) throws -> Process {
+    /// Starts the tool with its standard error written to `errors` (a new file each time).
+    static func launch(_ arguments: [String], errors: String) throws -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: ToolProcess.executable)
         process.arguments = arguments
         process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+        _ = FileManager.default.createFile(atPath: errors, contents: nil)
+        process.standardError = FileHandle(forWritingAtPath: errors)
         try process.run()
         return process
     }
@@ -88,7 +90,8 @@ import Testing
         var kills = 0, duringCheckpoint = 0, attempts = 0
         while true {
             attempts += 1
-            let process = try Self.launch(command("crash", state: state))
+            let errors = folder + "/errors.txt"
+            let process = try Self.launch(command("crash", state: state), errors: errors)
             // (A random kill comes within a twelfth of the run, and a journal-timed one after at most one
             // more checkpoint: the run is still going after two dozen kills.)
             let waitForJournal = kills % 2 == 1
@@ -110,9 +113,11 @@ import Testing
                 continue
             }
             process.waitUntilExit()
-            #expect(process.terminationStatus == 0)
-            if process.terminationStatus == 0 { break }
-            if attempts > 200 { Issue.record("the run never finished"); return }
+            // (A run that fails will fail again: the first failure ends the test, with its reason.)
+            let reason = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
+            #expect(process.terminationStatus == 0, "after \(kills) kills: \(reason.suffix(2000))")
+            if process.terminationStatus != 0 { return }
+            break
         }
         #expect(kills >= 20, "only \(kills) kills")
         #expect(duringCheckpoint >= 5, "only \(duringCheckpoint) kills while a checkpoint was being written")
