@@ -13,7 +13,7 @@ import re
 import sys
 
 # Bottom to top. A folder's subfolders belong to it (Geometry/PolygonLocator is Geometry).
-LAYERS = ["Support", "Geometry", "Conditions", "Observations", "Approximation", "Events", "Authorization",
+LAYERS = ["Support", "Geometry", "Conditions", "Observations", "Approximation", "Events", "Profiles", "Authorization",
           "Index", "DeviceState", "Engine", "Live", "Ranging", "Monitor"]
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Sources", "Perimeter")
 DECLARATION = re.compile(r"^\s*(?:@\w+\s+)*(?:(?:public|package|internal|private|fileprivate|final|indirect)\s+)*"

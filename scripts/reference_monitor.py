@@ -6,9 +6,15 @@ SPEC.md sections 1, 2 and 4 for geographic (circle, polygon, multipolygon) and b
 conditions, and section 3 (authorization and delivery: in use and the grace period,
 prompts and answers, Settings changes, Allow Once, reduced accuracy and temporary full
 accuracy, provisional always with its held events). `session` records are read and
-ignored (they only advance the device's clock); the ios18 profile is not modelled. `config`
-records (docs/live.md: `live` names a live configuration) are checked and otherwise only
-advance the device's clock.
+ignored (they only advance the device's clock). `config` records (docs/live.md: `live` names a
+live configuration) are checked and otherwise only advance the device's clock.
+
+Platform profiles (SPEC section 5.4, docs/profiles.md; the rules are in reference_profiles.py):
+`--profile standard` (the default) monitors every condition; `ios17` at most `--condition-limit`
+(default 20) conditions of each type (geographic, beacon) in file order; `android` at most
+`--condition-limit` (default 100) circles, no polygon or beacon condition, and a `dwelling` event
+`--loitering-delay` seconds (default 30) after an entry. Each device gets one `unmonitored` event
+per waiting condition at its first record. `--profile ios18` is refused: it is not modelled.
 
 With the default `--initial-authorization always` every device starts authorized
 always, with full accuracy, location services on and the app in the foreground, so a
@@ -19,7 +25,8 @@ Usage:
         [--hysteresis M] [--accuracy-weight K] [--confirmation S] \
         [--beacon-exit-timeout S] [--assume unknown|satisfied|unsatisfied] \
         [--initial-authorization always|notDetermined|restricted] \
-        [--grace-period S] [--holding-capacity N] [--maximum-holding-age S]
+        [--grace-period S] [--holding-capacity N] [--maximum-holding-age S] \
+        [--profile standard|ios17|android] [--condition-limit N] [--loitering-delay S]
 
 Observations are read as JSON Lines (.jsonl) or CSV (.csv), chosen by extension.
 Events are written to stdout as JSON Lines. A bad record (including an answer that the
@@ -42,6 +49,8 @@ from decimal import Decimal, InvalidOperation, ROUND_HALF_EVEN
 
 from shapely.geometry import Point, shape
 from shapely.validation import explain_validity
+
+import reference_profiles as rp
 
 EARTH_RADIUS_M = 6371008.8
 NS_PER_S = 10**9
@@ -544,14 +553,19 @@ class Device:
         self.last_t = first_t
         self.last_line = None
         self.pairs = {}  # condition identifier -> GeoPair | BeaconPair
+        self.announced = set()  # waiting conditions this device was told of (reference_profiles)
+        self.dwells = {}  # condition identifier -> instant (ns) its dwell timer fires
         self.auth = Authorization(initial_authorization)
 
 
 class Monitor:
     def __init__(self, conditions, hysteresis, accuracy_weight, confirmation_ns,
                  exit_timeout_ns, assume, initial_authorization=ALWAYS,
-                 grace_ns=5 * NS_PER_S, holding_capacity=1, maximum_holding_age_ns=3600 * NS_PER_S):
-        self.conditions = conditions
+                 grace_ns=5 * NS_PER_S, holding_capacity=1, maximum_holding_age_ns=3600 * NS_PER_S,
+                 profile=rp.STANDARD_PROFILE):
+        self.profile = profile
+        # the monitored conditions (evaluated), and the waiting ones with their diagnostic
+        self.conditions, self.waiting = rp.split_conditions(profile, conditions)
         self.hysteresis = hysteresis
         self.accuracy_weight = accuracy_weight
         self.confirmation_ns = confirmation_ns
@@ -615,13 +629,14 @@ class Monitor:
 
     def write(self, event, delivery, reason, diagnostics, cause):
         line = dict(event)
+        own = line.pop("own", ())  # an unmonitored event's diagnostic, after the verdict's
         line["delivery"] = delivery
         line["reason"] = reason
-        line["diagnostics"] = list(diagnostics)
+        line["diagnostics"] = list(diagnostics) + list(own)
         line["cause"] = cause
         self.events.append(line)
 
-    def emit(self, device, condition, state, date, cause, refinement=None):
+    def emit(self, device, condition, state, date, cause, refinement=None, own=()):
         event = {
             "device": device.name,
             "identifier": condition.identifier,
@@ -629,6 +644,9 @@ class Monitor:
             "date": date,
             "refinement": refinement,
         }
+        if own:
+            event["own"] = tuple(own)
+        rp.note_event(self.profile, device, condition, state, date)
         auth = device.auth
         delivery, reason, diagnostics = self.verdict(auth, date)
         self.write(event, delivery, reason, diagnostics, cause)
@@ -665,10 +683,11 @@ class Monitor:
         return device
 
     def advance(self, device, exit_fires, expiry_fires, cause):
-        """Fire due beacon exits and held-event expiries in chronological order.
+        """Fire due beacon exits, dwell timers and held-event expiries in chronological order.
 
-        exit_fires(due) / expiry_fires(instant) say which are due. Ties: an expiry before
-        an exit at the same instant; expiries oldest first; exits in file order.
+        exit_fires(due) / expiry_fires(instant) say which are due (dwells fire as exits do).
+        Ties: an expiry, then an exit, then a dwell at the same instant; expiries oldest first;
+        exits and dwells in file order.
         """
         auth = device.auth
         while True:
@@ -687,12 +706,18 @@ class Monitor:
                     key = (pair.due, 1, condition.index)
                     if best is None or key < best[0]:
                         best = (key, condition)
+            for due, condition in rp.due_dwells(device, self.conditions, exit_fires):
+                key = (due, 2, condition.index)
+                if best is None or key < best[0]:
+                    best = (key, condition)
             if best is None:
                 return
             (instant, kind, _), item = best
             if kind == 0:
                 event = auth.held.pop(item)
                 self.write(event, "dropped", "expired", held_diagnostics("expired"), cause)
+            elif kind == 2:
+                rp.fire_dwell(self, device, item, instant, cause)
             else:
                 pair = device.pairs[item.identifier]
                 pair.state = UNSATISFIED
@@ -885,6 +910,7 @@ class Monitor:
         device.last_t = t
         device.last_line = record.line
         self.settle(device.auth, t)
+        rp.announce_unmonitored(self, device, record)  # before the record's own effect
         if record.kind == "fix":
             self.apply_fix(device, record)
         elif record.kind == "sighting":
@@ -950,7 +976,7 @@ def add_monitor_arguments(parser):
     parser.add_argument("--maximum-holding-age", default="3600")
 
 
-def monitor_from_arguments(args, load_conditions_now):
+def monitor_from_arguments(args, load_conditions_now, profile=rp.STANDARD_PROFILE):
     """A Monitor for the options add_monitor_arguments added; InputError on a bad value.
     load_conditions_now() gives the conditions (called after the first option checks, as
     main always did, so that the first error reported stays the same)."""
@@ -972,7 +998,25 @@ def monitor_from_arguments(args, load_conditions_now):
         holding_capacity=int(args.holding_capacity),
         maximum_holding_age_ns=parse_seconds_option(args.maximum_holding_age,
                                                     "--maximum-holding-age"),
+        profile=profile,
     )
+
+
+def profile_from_arguments(args):
+    """The platform profile of --profile, --condition-limit and --loitering-delay (main's own
+    options: the other tools that share add_monitor_arguments do not take them)."""
+    limit = args.condition_limit
+    if limit is not None:
+        if not re.fullmatch(r"[0-9]+", limit):
+            raise InputError("--condition-limit must be an integer >= 0")
+        limit = int(limit)
+    delay = args.loitering_delay
+    if delay is not None:
+        delay = parse_seconds_option(delay, "--loitering-delay")
+    try:
+        return rp.make_profile(args.profile, limit, delay, NS_PER_S)
+    except rp.ProfileError as error:
+        raise InputError(str(error))
 
 
 def main(argv=None):
@@ -980,9 +1024,13 @@ def main(argv=None):
     parser.add_argument("--conditions", required=True)
     parser.add_argument("--observations", required=True)
     add_monitor_arguments(parser)
+    parser.add_argument("--profile", choices=rp.PROFILES, default=rp.STANDARD)
+    parser.add_argument("--condition-limit")
+    parser.add_argument("--loitering-delay")
     args = parser.parse_args(argv)
     try:
-        monitor = monitor_from_arguments(args, lambda: load_conditions(args.conditions))
+        profile = profile_from_arguments(args)
+        monitor = monitor_from_arguments(args, lambda: load_conditions(args.conditions), profile)
         monitor.process(read_observations(args.observations), args.observations)
     except InputError as error:
         print("reference_monitor: %s" % error, file=sys.stderr)

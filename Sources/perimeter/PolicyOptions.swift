@@ -32,8 +32,14 @@ struct PolicyOptions: ParsableArguments {
     @Option(help: "How every device's authorization starts: always (plain geofence evaluation), notDetermined (a fresh install) or restricted.")
     var initialAuthorization: InitialAuthorization = .always
 
-    @Option(help: "Delivery rules: standard (iOS 13/14, SPEC §3) or ios18 (the 2024 service-session model; enables session records).")
-    var profile: PlatformProfile = .standard
+    @Option(help: "The platform's rules: standard (every condition), ios17 (20 conditions of each type per device), ios18 (as ios17, and the 2024 service sessions; enables session records) or android (100 circles, no polygons or beacons, dwelling).")
+    var profile: PlatformProfile.Name = .standard
+
+    @Option(parsing: .unconditional, help: "Conditions of each type a device has monitored at most (ios17, ios18: 20; android: 100).")
+    var conditionLimit: Int?
+
+    @Option(parsing: .unconditional, help: "Seconds inside a circle before a dwelling event (android: 30).")
+    var loiteringDelay: Double?
 
     func policy() throws -> MonitoringPolicy {
         var policy = MonitoringPolicy()
@@ -46,6 +52,19 @@ struct PolicyOptions: ParsableArguments {
         policy.maximumHoldingAge = maximumHoldingAge
         policy.defaultAssumption = assume
         policy.initialAuthorization = initialAuthorization
+        var profile = PlatformProfile(profile)
+        if let conditionLimit {
+            guard profile.conditionLimit != nil else {
+                throw ValidationError("--condition-limit: the \(profile.name.rawValue) profile has no condition limit (ios17, ios18 and android have)")
+            }
+            profile = profile.withConditionLimit(conditionLimit)
+        }
+        if let loiteringDelay {
+            guard profile.loiteringDelay != nil else {
+                throw ValidationError("--loitering-delay: the \(profile.name.rawValue) profile reports no dwelling (android does)")
+            }
+            profile = profile.withLoiteringDelay(loiteringDelay)
+        }
         policy.profile = profile
         if let problem = policy.problem() { throw ValidationError(problem) }
         return policy
@@ -54,4 +73,4 @@ struct PolicyOptions: ParsableArguments {
 
 extension ConditionState: ExpressibleByArgument {}
 extension InitialAuthorization: ExpressibleByArgument {}
-extension PlatformProfile: ExpressibleByArgument {}
+extension PlatformProfile.Name: ExpressibleByArgument {}

@@ -49,6 +49,8 @@ extension MonitorEvent {
     func resolved(_ delivery: Delivery, cause: Int) -> MonitorEvent {
         var copy = self
         copy.delivery = delivery
+        // (The condition's own diagnostics stay, whatever the verdict.)
+        copy.delivery.diagnostics.formUnion(self.delivery.diagnostics.intersection(.condition))
         copy.isFinalVerdict = true
         copy.cause = cause
         return copy

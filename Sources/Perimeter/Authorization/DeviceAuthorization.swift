@@ -267,7 +267,7 @@ struct DeviceAuthorization {
         if status == .whenInUse {
             return Delivery(verdict: .dropped, reason: .insufficientlyInUse, diagnostics: [.insufficientlyInUse])
         }
-        if profile == .ios18 && !holdsAlwaysSession {
+        if profile.requiresServiceSessions && !holdsAlwaysSession {
             return Delivery(verdict: .dropped, reason: .serviceSessionRequired, diagnostics: [.serviceSessionRequired])
         }
         if !isProvisional { return .delivered }

@@ -1,12 +1,3 @@
-/// The platform whose delivery rules apply beyond SPEC §3's iOS 13/14 model.
-public enum PlatformProfile: String, Sendable, Hashable, CaseIterable, Codable {
-    /// The iOS 13/14 rules of SPEC §3.
-    case standard
-    /// The 2024 service-session model (004): `always` is effective in the background only while a
-    /// qualifying session with goal `always` is held.
-    case ios18
-}
-
 /// A `CLServiceSession` started or ended by the app (the 2024 model).
 public struct ServiceSessionRecord: Sendable, Hashable {
     public enum Action: String, Sendable, Hashable, CaseIterable {

@@ -13,11 +13,11 @@ extension DeviceState {
             let wasForeground = authorization.appState == .foreground
             authorization.setAppState(change.state, at: time)
             settle(at: time, cause: cause, grace: grace)
-            if change.state == .foreground && !wasForeground && policy.profile == .ios18 {
+            if change.state == .foreground && !wasForeground && policy.profile.requiresServiceSessions {
                 outcomes = authorization.enteredForeground()
             }
         case .session(let session):
-            guard policy.profile == .ios18 else {
+            guard policy.profile.requiresServiceSessions else {
                 throw ObservationProblem(field: "type", message: "session records need the ios18 platform profile")
             }
             outcomes = try authorization.apply(session)

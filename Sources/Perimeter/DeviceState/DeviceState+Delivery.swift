@@ -1,11 +1,14 @@
 extension DeviceState {
     /// Gives an event its delivery verdict (SPEC §3) and appends it, with the final line of any held
-    /// event it displaces.
+    /// event it displaces. Diagnostics the event carries already (the condition's) are kept.
     /// (`consuming`: an event that is not held moves into `events`, uncopied.)
     mutating func emit(_ event: consuming MonitorEvent, policy: MonitoringPolicy, events: inout [MonitorEvent]) {
         let grace = policy.spans.gracePeriod
         settle(at: event.date, cause: event.cause, grace: grace)
+        let own = event.delivery.diagnostics
         event.delivery = authorization.verdict(at: event.date, grace: grace, profile: policy.profile)
+        // (An `unmonitored` event's diagnostic is the condition's, and stays beside the verdict's.)
+        if !own.isEmpty { event.delivery.diagnostics.formUnion(own) }
         guard event.delivery.verdict == .held else {
             events.append(event)
             return

@@ -155,6 +155,7 @@ extension DeviceState {
                                                 cause: Int, catalog: ConditionCatalog, policy: MonitoringPolicy,
                                                 events: inout [MonitorEvent]) {
         if changes.count > 1 { changes.sort { $0.condition < $1.condition } }
+        if let delay = policy.spans.loiteringDelay, !changes.isEmpty { updateDwells(changes, at: time, delay: delay) }
         for change in changes {
             emit(MonitorEvent(device: name, identifier: catalog.geographicIdentifier(change.condition),
                               state: change.state, date: time, cause: cause),

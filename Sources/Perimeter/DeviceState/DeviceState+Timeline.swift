@@ -18,6 +18,9 @@ extension DeviceState {
         catchUp(with: catalog, policy: policy)
         advance(to: time, inclusive: false, cause: cause, catalog: catalog, policy: policy, events: &events)
         settle(at: time, cause: cause, grace: grace)
+        if Int(announced ?? 0) < catalog.unmonitored.announcements.count {
+            announceUnmonitored(at: time, cause: cause, catalog: catalog, policy: policy, events: &events)
+        }
     }
 
     /// The problem of a record older than its device's previous one. Both times are stated exactly,
@@ -34,14 +37,20 @@ extension DeviceState {
         lastCause = cause
     }
 
-    /// Lets the device's stream time run up to `limit`: beacon exits due before it (or at it, when
-    /// `inclusive`) fire and held events older than the maximum holding age expire, in time order
-    /// (an expiry before an exit at the same instant).
+    /// Lets the device's stream time run up to `limit`: beacon exits and dwell timers due before it
+    /// (or at it, when `inclusive`) fire and held events older than the maximum holding age expire,
+    /// in time order (at one instant, an expiry, then an exit, then a dwell).
     mutating func advance(to limit: Timestamp, inclusive: Bool, cause: Int, catalog: ConditionCatalog,
                           policy: MonitoringPolicy, events: inout [MonitorEvent]) {
         while true {
             let exitDue = firstLiveExit(before: limit, inclusive: inclusive, catalog: catalog)
-            if expireOldestHeld(notAfter: exitDue ?? .distantFuture, before: limit, cause: cause, policy: policy, events: &events) {
+            let dwellDue = dwells == nil ? nil : firstDwell(before: limit, inclusive: inclusive)
+            let next = min(exitDue ?? .distantFuture, dwellDue ?? .distantFuture)
+            if expireOldestHeld(notAfter: next, before: limit, cause: cause, policy: policy, events: &events) {
+                continue
+            }
+            if let dwellDue, exitDue.map({ dwellDue < $0 }) ?? true {
+                fireFirstDwell(cause: cause, catalog: catalog, policy: policy, events: &events)
                 continue
             }
             guard exitDue != nil, let entry = exits.popFirst() else { return }

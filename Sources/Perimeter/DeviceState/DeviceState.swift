@@ -44,6 +44,11 @@ struct DeviceState: Codable {
     var beaconScheduled: Int32 = 0
     var exits = ExitQueue()
 
+    /// How many of the catalogue's unmonitored-condition announcements the device has had (nil: none).
+    var announced: Int32?
+    /// Dwell timers (profiles that report dwelling), in due order; nil or empty: none.
+    var dwells: [DwellTimer]?
+
     var authorization: DeviceAuthorization
     /// The authorization last reported, to report only changes.
     var reportedAuthorization: AuthorizationChange?
@@ -56,7 +61,7 @@ struct DeviceState: Codable {
     private enum CodingKeys: String, CodingKey {
         case name, hasStarted, startSequence, firstTime, lastTime, lastCause
         case geographicEntries, geographicSettled, geographicWaiting, geographicDetached
-        case beaconEntries, beaconSettled, beaconScheduled, exits, authorization, reportedAuthorization
+        case beaconEntries, beaconSettled, beaconScheduled, exits, announced, dwells, authorization, reportedAuthorization
     }
 
     init(name: String, initialAuthorization: InitialAuthorization) {

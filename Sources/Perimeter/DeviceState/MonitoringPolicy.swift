@@ -19,8 +19,11 @@ public struct MonitoringPolicy: Sendable, Hashable {
     /// How every device's authorization starts (SPEC §3): `always` for plain geofence evaluation of a
     /// recording, or `notDetermined` as a fresh install.
     public var initialAuthorization: InitialAuthorization = .always
-    /// `ios18` switches on the 2024 service-session model (`session` records, `serviceSessionRequired`).
-    public var profile: PlatformProfile = .standard
+    /// The platform's rules (docs/profiles.md): condition limits, the kinds monitored, dwelling, and
+    /// (`ios18`) the 2024 service-session model (`session` records, `serviceSessionRequired`).
+    public var profile: PlatformProfile = .standard {
+        didSet { spans.loiteringDelay = profile.loiteringDelay.map { TimeSpan(seconds: $0) } }
+    }
 
     /// The durations above as time spans, kept in step with them: records read them, and a span made
     /// from seconds on each record would cost a rounding each time.
@@ -31,6 +34,7 @@ public struct MonitoringPolicy: Sendable, Hashable {
         var beaconExitTimeout = TimeSpan(seconds: 30)
         var gracePeriod = TimeSpan(seconds: 5)
         var maximumHoldingAge = TimeSpan(seconds: 3600)
+        var loiteringDelay: TimeSpan?
     }
 
     /// The defaults SPEC gives: no hysteresis, accuracy weight 1, no confirmation, a 30 s beacon exit,
@@ -51,6 +55,6 @@ public struct MonitoringPolicy: Sendable, Hashable {
         if !(gracePeriod >= 0 && gracePeriod.isFinite) { return "grace period must be a finite number of seconds ≥ 0, got \(gracePeriod)" }
         if holdingCapacity < 0 { return "holding capacity must be ≥ 0, got \(holdingCapacity)" }
         if !(maximumHoldingAge >= 0 && maximumHoldingAge.isFinite) { return "maximum holding age must be a finite number of seconds ≥ 0, got \(maximumHoldingAge)" }
-        return nil
+        return profile.problem()
     }
 }

@@ -25,6 +25,9 @@ extension MonitoringEngine {
         var authorizationChanges: [AuthorizationChange]
         var fixesAnsweredByAnchor: Int
         var fixesMeasuredNearAnchor: Int
+        /// The conditions the profile keeps unmonitored, and what devices were told of them; absent
+        /// when there are none (and in snapshots from before profiles had limits).
+        var unmonitored: UnmonitoredConditions?
 
         /// How many devices it holds.
         public var deviceCount: Int { devices.count }
@@ -50,6 +53,7 @@ extension MonitoringEngine {
                 if addition.isRemoved { removedSince.insert(addition.identifier) }
             }
             for identifier in removedSince { catalog.remove(identifier) }
+            catalog.unmonitored = unmonitored ?? UnmonitoredConditions()
             let geographic = Int32(catalog.geographic.count), beacons = Int32(catalog.beacons.count)
             var names = Set<String>()
             for device in devices.map(\.state) {
@@ -58,7 +62,9 @@ extension MonitoringEngine {
                 guard pairs.allSatisfy({ $0 >= 0 && $0 < geographic }), device.geographicSettled <= geographic,
                       device.beaconEntries.allSatisfy({ $0.condition >= 0 && $0.condition < beacons }),
                       device.beaconSettled <= beacons, device.beaconScheduled <= beacons,
-                      device.exits.conditionsAreBelow(beacons) else {
+                      device.exits.conditionsAreBelow(beacons),
+                      Int(device.announced ?? 0) <= (unmonitored?.announcements.count ?? 0),
+                      (device.dwells ?? []).allSatisfy({ $0.condition >= 0 && $0.condition < geographic }) else {
                     throw SnapshotProblem("device \(device.name) has the state of a condition the snapshot does not have")
                 }
             }
@@ -70,7 +76,8 @@ extension MonitoringEngine {
     public func snapshot() -> Snapshot {
         Snapshot(conditions: catalog.additions, devices: devices.map(Snapshot.DeviceSnapshot.init), latestTime: latestTime, recordSequence: recordSequence,
                  requestOutcomes: requestOutcomes, authorizationChanges: authorizationChanges,
-                 fixesAnsweredByAnchor: fixesAnsweredByAnchor, fixesMeasuredNearAnchor: fixesMeasuredNearAnchor)
+                 fixesAnsweredByAnchor: fixesAnsweredByAnchor, fixesMeasuredNearAnchor: fixesMeasuredNearAnchor,
+                 unmonitored: catalog.unmonitored.announcements.isEmpty ? nil : catalog.unmonitored)
     }
 }
 

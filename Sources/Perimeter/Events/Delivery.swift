@@ -68,6 +68,14 @@ public struct Diagnostics: OptionSet, Sendable, Hashable, Codable {
     public static let accuracyLimited = Diagnostics(rawValue: 1 << 5)
     public static let alwaysAuthorizationDenied = Diagnostics(rawValue: 1 << 6)
     public static let serviceSessionRequired = Diagnostics(rawValue: 1 << 7)
+    /// On an `unmonitored` event: too many conditions of its type are monitored (docs/profiles.md).
+    public static let conditionLimitExceeded = Diagnostics(rawValue: 1 << 8)
+    /// On an `unmonitored` event: the platform does not monitor this kind of condition.
+    public static let conditionUnsupported = Diagnostics(rawValue: 1 << 9)
+
+    /// The diagnostics that belong to the condition rather than to the delivery: an event keeps them
+    /// whatever its verdict becomes.
+    public static let condition: Diagnostics = [.conditionLimitExceeded, .conditionUnsupported]
 
     /// Every diagnostic with its name, in output order.
     public static let named: [(Diagnostics, String)] = [
@@ -79,6 +87,8 @@ public struct Diagnostics: OptionSet, Sendable, Hashable, Codable {
         (.accuracyLimited, "accuracyLimited"),
         (.alwaysAuthorizationDenied, "alwaysAuthorizationDenied"),
         (.serviceSessionRequired, "serviceSessionRequired"),
+        (.conditionLimitExceeded, "conditionLimitExceeded"),
+        (.conditionUnsupported, "conditionUnsupported"),
     ]
 
     /// The names of the diagnostics present, in output order.

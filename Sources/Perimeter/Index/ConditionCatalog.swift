@@ -8,11 +8,15 @@ public enum ConditionCatalogError: Error, Sendable, Hashable, CustomStringConver
     /// The catalogue has numbered as many circles, or as many polygons, as it can (2²⁷ of each,
     /// removed ones included: a removed condition keeps its number).
     case tooManyConditions(limit: Int)
+    /// A condition can start unknown, satisfied or unsatisfied; `unmonitored` and `dwelling` are
+    /// events' states only.
+    case notAStartingState(ConditionState)
 
     public var description: String {
         switch self {
         case .duplicateIdentifier(let id): "a condition with identifier \"\(id)\" is already monitored"
         case .tooManyConditions(let limit): "at most \(limit) circles and \(limit) polygons can be added to one engine (removed ones count)"
+        case .notAStartingState(let state): "a condition cannot start \(state.rawValue): only unknown, satisfied or unsatisfied"
         }
     }
 }
@@ -44,7 +48,12 @@ struct ConditionCatalog: Sendable {
         ///   (`PolygonLocator.hasSeamEdges`).
         init(isPolygon: Bool, slot: Int32, initialState: ConditionState, hasSeamEdges: Bool = false) {
             precondition(slot >= 0 && slot < Self.slotLimit, "too many geographic conditions")
-            let state: UInt32 = switch initialState { case .unknown: 0; case .satisfied: 1; case .unsatisfied: 2 }
+            let state: UInt32 = switch initialState {
+            case .unknown: 0
+            case .satisfied: 1
+            case .unsatisfied: 2
+            case .unmonitored, .dwelling: preconditionFailure("a condition cannot start \(initialState)")
+            }
             bits = UInt32(slot) | (isPolygon ? Self.polygonBit : 0) | state << Self.stateShift | (hasSeamEdges ? Self.seamBit : 0)
         }
 
@@ -79,6 +88,12 @@ struct ConditionCatalog: Sendable {
 
     private(set) var geographic: [Geographic] = []
     private(set) var beacons: [Beacon] = []
+    /// Conditions monitored now (removed ones not counted), per type: what a profile's limit counts.
+    private(set) var monitoredGeographic = 0
+    private(set) var monitoredBeacons = 0
+    /// Conditions the profile leaves unmonitored (the engine decides which); devices read their
+    /// announcements.
+    var unmonitored = UnmonitoredConditions()
     private(set) var geographicIdentifiers: [String] = []
     private(set) var beaconIdentifiers: [String] = []
     private var lookup = IdentifierTable()
@@ -121,6 +136,7 @@ struct ConditionCatalog: Sendable {
     mutating func add(_ condition: Condition, identifier: String, initialState: ConditionState,
                       addedAt: Timestamp?, polygonShape: PolygonShape? = nil) throws(ConditionCatalogError) {
         guard entry(identifier) == nil else { throw .duplicateIdentifier(identifier) }
+        guard initialState.isConditionState else { throw .notAStartingState(initialState) }
         let entry: Entry
         switch condition {
         case .circle(let circle):
@@ -148,6 +164,7 @@ struct ConditionCatalog: Sendable {
             entry = .beacon(i)
         }
         let step: Int32 = if case .geographic = entry { 1 } else { -1 }
+        if step > 0 { monitoredGeographic += 1 } else { monitoredBeacons += 1 }
         if let last = additionRuns.last, (last > 0) == (step > 0), last != .max, last != .min {
             additionRuns[additionRuns.count - 1] += step
         } else {
@@ -263,9 +280,11 @@ struct ConditionCatalog: Sendable {
         case .geographic(let i):
             geographic[Int(i)].markRemoved()
             hasRemovedGeographic = true
+            monitoredGeographic -= 1
         case .beacon(let i):
             beaconRemoved[Int(i)] = true
             beaconMatcherIsStale = true
+            monitoredBeacons -= 1
         }
         return true
     }

@@ -72,7 +72,7 @@ struct FeatureReader: Sendable {
 
         var assuming: ConditionState?
         if let value = properties["assuming"] {
-            guard case .string(let text) = value, let state = ConditionState(rawValue: text) else {
+            guard case .string(let text) = value, let state = ConditionState(rawValue: text), state.isConditionState else {
                 return .failure(problem(line: properties.line(of: "assuming"), field: "\(Self.name(index, identifier)).properties.assuming",
                                         "expected \"unknown\", \"satisfied\" or \"unsatisfied\""))
             }

@@ -59,7 +59,7 @@ extension EventEncodingTests {
         let event = MonitorEvent(device: "", identifier: "", state: .unsatisfied,
                                  date: Timestamp(nanosecondsSinceEpoch: Int64.min + 1),
                                  refinement: BeaconIdentity(uuid: UUID(), major: 65535, minor: 65535),
-                                 delivery: Delivery(verdict: .delivered, reason: longestReason, diagnostics: Diagnostics(rawValue: 0xFF)),
+                                 delivery: Delivery(verdict: .delivered, reason: longestReason, diagnostics: Diagnostics(Diagnostics.named.map(\.0))),
                                  cause: Int.min)
         let line = EventEncoding.jsonLine(event)
         #expect(line == Self.plainLine(event))

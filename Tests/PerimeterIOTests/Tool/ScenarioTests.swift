@@ -32,7 +32,7 @@ import Testing
             case "--beacon-exit-timeout": policy.beaconExitTimeout = try #require(Double(value))
             case "--hysteresis": policy.hysteresis = try #require(Double(value))
             case "--confirmation": policy.confirmation = try #require(Double(value))
-            case "--profile": policy.profile = try #require(PlatformProfile(rawValue: value))
+            case "--profile": policy.profile = try #require(PlatformProfile(named: value))
             default: Issue.record("unknown scenario flag \(flags[i])")
             }
             i += 2
