@@ -81,7 +81,9 @@ public struct PolicySpec: Sendable, Hashable, CustomStringConvertible {
         let p = engine
         return "hysteresis \(p.hysteresis) m, accuracy weight \(p.accuracyWeight), confirmation \(p.confirmation) s, "
             + "beacon exit \(p.beaconExitTimeout) s, grace \(p.gracePeriod) s, holding \(p.holdingCapacity) "
-            + "for \(p.maximumHoldingAge) s, assume \(p.defaultAssumption), initial \(p.initialAuthorization)"
+            + "for \(p.maximumHoldingAge) s, assume \(p.defaultAssumption), initial \(p.initialAuthorization), "
+            + "profile \(p.profile.name.rawValue)" + (p.profile.conditionLimit.map { " limit \($0)" } ?? "")
+            + (p.profile.loiteringDelay.map { " loitering \($0) s" } ?? "")
     }
 }
 

@@ -30,8 +30,27 @@ public enum ScenarioGen {
     }
 
     /// Policies with random hysteresis, accuracy weight, confirmation, beacon exit timeout, grace
-    /// period, holding rules, default assumption and initial authorization; index 0 is SPEC's default.
+    /// period, holding rules, default assumption, initial authorization and platform profile (with
+    /// small limits and short loitering delays, so that they matter); index 0 is SPEC's default.
     public static var policy: Generator<PolicySpec, some SendableSequenceType> {
+        zip(values, profile).map { spec, profile in
+            var spec = spec
+            spec.engine.profile = profile
+            return spec
+        }
+    }
+
+    /// The standard profile, ios17 with 2 conditions of each type, android with 2 circles and a 10 s
+    /// loitering delay, android with 1 circle and no delay.
+    static var profile: Generator<PlatformProfile, some SendableSequenceType> {
+        Gen.int(in: 0...3).map { k in
+            [PlatformProfile.standard, PlatformProfile.ios17.withConditionLimit(2),
+             PlatformProfile.android.withConditionLimit(2).withLoiteringDelay(10),
+             PlatformProfile.android.withConditionLimit(1).withLoiteringDelay(0)][k]
+        }
+    }
+
+    private static var values: Generator<PolicySpec, some SendableSequenceType> {
         zip(Gen.int(in: 0...5), Gen.int(in: 0...4), Gen.int(in: 0...3), Gen.int(in: 0...3), Gen.int(in: 0...1),
             Gen.int(in: 0...3), Gen.int(in: 0...2), Gen.int(in: 0...2), Gen.int(in: 0...2))
             .map { hysteresis, weight, confirmation, exit, initial, capacity, age, grace, assume in

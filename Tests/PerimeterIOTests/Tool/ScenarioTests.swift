@@ -12,8 +12,8 @@ import Testing
         return entries.filter { FileManager.default.fileExists(atPath: "\(dir)/\($0)/expected-events.jsonl") }.sorted()
     }()
 
-    static func flags(_ name: String) throws -> [String] {
-        let path = Fixture.path("scenarios/\(name)/args.txt")
+    static func flags(_ name: String, folder: String = "scenarios") throws -> [String] {
+        let path = Fixture.path("\(folder)/\(name)/args.txt")
         guard FileManager.default.fileExists(atPath: path) else { return [] }
         return try String(contentsOfFile: path, encoding: .utf8).split(whereSeparator: \.isWhitespace).map(String.init)
     }
@@ -33,6 +33,8 @@ import Testing
             case "--hysteresis": policy.hysteresis = try #require(Double(value))
             case "--confirmation": policy.confirmation = try #require(Double(value))
             case "--profile": policy.profile = try #require(PlatformProfile(named: value))
+            case "--condition-limit": policy.profile = policy.profile.withConditionLimit(try #require(Int(value)))
+            case "--loitering-delay": policy.profile = policy.profile.withLoiteringDelay(try #require(Double(value)))
             default: Issue.record("unknown scenario flag \(flags[i])")
             }
             i += 2
