@@ -5,16 +5,18 @@ This is deliberately plain: it favours obviously-correct code over speed. It cov
 SPEC.md sections 1, 2 and 4 for geographic (circle, polygon, multipolygon) and beacon
 conditions, and section 3 (authorization and delivery: in use and the grace period,
 prompts and answers, Settings changes, Allow Once, reduced accuracy and temporary full
-accuracy, provisional always with its held events). `session` records are read and
-ignored (they only advance the device's clock). `config` records (docs/live.md: `live` names a
-live configuration) are checked and otherwise only advance the device's clock.
+accuracy, provisional always with its held events). `config` records (docs/live.md: `live` names a
+live configuration) are checked and otherwise only advance the device's clock. `appConfig` records
+(docs/sessions.md) are read under every profile; `session` records need `--profile ios18` (else a
+bad record, field `type`); both are modelled in reference_sessions.py.
 
 Platform profiles (SPEC section 5.4, docs/profiles.md; the rules are in reference_profiles.py):
 `--profile standard` (the default) monitors every condition; `ios17` at most `--condition-limit`
 (default 20) conditions of each type (geographic, beacon) in file order; `android` at most
 `--condition-limit` (default 100) circles, no polygon or beacon condition, and a `dwelling` event
 `--loitering-delay` seconds (default 30) after an entry. Each device gets one `unmonitored` event
-per waiting condition at its first record. `--profile ios18` is refused: it is not modelled.
+per waiting condition at its first record. `--profile ios18` is ios17's limits plus service
+sessions (SPEC sections 3 and 5.5, reference_sessions.py), with `--relaunch-window S` (default 10).
 
 With the default `--initial-authorization always` every device starts authorized
 always, with full accuracy, location services on and the app in the foreground, so a
@@ -26,11 +28,14 @@ Usage:
         [--beacon-exit-timeout S] [--assume unknown|satisfied|unsatisfied] \
         [--initial-authorization always|notDetermined|restricted] \
         [--grace-period S] [--holding-capacity N] [--maximum-holding-age S] \
-        [--profile standard|ios17|android] [--condition-limit N] [--loitering-delay S]
+        [--profile standard|ios17|ios18|android] [--condition-limit N] [--loitering-delay S] \
+        [--relaunch-window S] [--request-counts FILE]
 
 Observations are read as JSON Lines (.jsonl) or CSV (.csv), chosen by extension.
 Events are written to stdout as JSON Lines. A bad record (including an answer that the
-open prompt does not take) is reported as FILE:LINE on stderr, with exit status 1.
+open prompt does not take) is reported as FILE:LINE on stderr, with exit status 1, after the
+events of the records before it (as the tool does). --request-counts FILE writes the summary's
+line `requests: P prompted, I insufficientlyInUse, N noEffect` when any request was made.
 
 Dependencies: the Python standard library and shapely 2 (covers() gives the sign of
 the distance to a polygon, exactly as GEOS does).
@@ -51,6 +56,7 @@ from shapely.geometry import Point, shape
 from shapely.validation import explain_validity
 
 import reference_profiles as rp
+import reference_sessions as rs
 
 EARTH_RADIUS_M = 6371008.8
 NS_PER_S = 10**9
@@ -60,8 +66,6 @@ UNKNOWN = "unknown"
 SATISFIED = "satisfied"
 UNSATISFIED = "unsatisfied"
 STATES = (UNKNOWN, SATISFIED, UNSATISFIED)
-
-IGNORED_RECORD_TYPES = ("session",)
 
 # live updates (docs/live.md): a `config` record names one of these; in monitoring it only moves
 # its device's clock
@@ -450,7 +454,11 @@ def build_record(line, fields, read_time, read_float, read_int, read_bool=json_b
             raise ValueError("settings without status, precise or locationServices")
     elif kind == "config":
         record.live = read_choice(fields, "live", LIVE_CONFIGURATIONS, kind)
-    elif kind not in IGNORED_RECORD_TYPES:
+    elif kind == "session":
+        rs.read_session(record, fields)
+    elif kind == "appConfig":
+        rs.read_app_config(record, fields, read_bool, from_csv=read_bool is not json_bool)
+    else:
         raise ValueError("unknown record type %r" % kind)
     return record
 
@@ -544,6 +552,8 @@ class Authorization:
         self.prompt = None  # None | (FIRST_PROMPT, always_intent) | (ALWAYS_PROMPT, deferred)
         #                     | (ACCURACY_PROMPT, None)
         self.held = []  # held events, oldest first
+        self.config = rs.AppConfig()  # appConfig records (any profile)
+        self.sessions = rs.Sessions(self.app_state)  # service sessions (ios18)
 
 
 class Device:
@@ -577,7 +587,7 @@ class Monitor:
         self.maximum_holding_age_ns = maximum_holding_age_ns
         self.devices = {}  # insertion order = order of first appearance
         self.events = []  # output lines, in the order they are produced
-        self.requests_not_in_use = 0  # requests made outside the foreground (summary only)
+        self.request_counts = {"prompted": 0, "insufficientlyInUse": 0, "noEffect": 0}  # summary
 
     # ----------------------------------------------------------------- in use, lapses
 
@@ -616,6 +626,9 @@ class Monitor:
             return ("dropped", "notDetermined", ["insufficientlyInUse"])
         if not auth.full_accuracy and not auth.accuracy_grant:
             return ("dropped", "accuracyLimited", ["accuracyLimited"])
+        if (auth.status == ALWAYS and not self.in_use(auth, t)
+                and rs.service_session_required(self.profile, auth, t)):  # rule 8 (ios18)
+            return ("dropped", rs.SERVICE_SESSION_REQUIRED, [rs.SERVICE_SESSION_REQUIRED])
         if auth.status == ALWAYS and not auth.provisional:
             return ("delivered", None, [])
         if auth.status == WHEN_IN_USE:
@@ -773,7 +786,7 @@ class Monitor:
 
     def apply_app(self, device, record):
         auth = device.auth
-        new = record.app_state
+        new = rs.app_state_taken(self.profile, auth, record)  # appConfig, ios18's indicator
         old = auth.app_state
         if new == old:
             return  # changes nothing
@@ -784,18 +797,28 @@ class Monitor:
             # terminated are out of use at once.
             auth.left_foreground_at = None
         auth.app_state = new
+        rs.app_changed(self, auth, old, new, record.t)  # launches, termination, ios18's asks
 
     def apply_request(self, device, record):
-        auth = device.auth
+        self.make_request(device.auth, record.what, record.purpose)
+
+    def make_request(self, auth, what, purpose=None):
+        """A request (a record's, or a session's on the app's behalf); its outcome is counted."""
         if auth.app_state != FOREGROUND:
-            self.requests_not_in_use += 1  # prompts appear only in the foreground
-            return
-        if auth.prompt is not None:
-            return
-        if record.what == WHEN_IN_USE:
+            outcome = "insufficientlyInUse"  # prompts appear only in the foreground
+        elif auth.prompt is not None or not rs.purpose_declared(auth, what, purpose):
+            outcome = "noEffect"
+        else:
+            self.open_prompt(auth, what)
+            outcome = "noEffect" if auth.prompt is None else "prompted"
+        self.request_counts[outcome] += 1
+
+    def open_prompt(self, auth, what):
+        """The prompt a request opens from the foreground with no prompt open, if any."""
+        if what == WHEN_IN_USE:
             if auth.status == NOT_DETERMINED:
                 auth.prompt = (FIRST_PROMPT, False)
-        elif record.what == ALWAYS:
+        elif what == ALWAYS:
             if auth.always_request_used:
                 return
             if auth.status == NOT_DETERMINED:
@@ -809,7 +832,8 @@ class Monitor:
                     and not auth.accuracy_grant):
                 auth.prompt = (ACCURACY_PROMPT, None)
 
-    def apply_answer(self, device, record, source):
+    def check_answer(self, device, record, source):
+        """InputError when the open prompt does not take the answer."""
         auth = device.auth
         choice = record.choice
 
@@ -828,8 +852,18 @@ class Monitor:
         }[kind]
         if choice not in offered:
             bad("the open %s prompt does not offer %r" % (kind, choice))
+        if record.precise is not None and auth.config.reducedAccuracyByDefault:
+            bad('field "precise": the first prompt has no Precise switch (appConfig '
+                'reducedAccuracyByDefault)')
+
+    def apply_answer(self, device, record):
+        auth = device.auth
+        choice = record.choice
+        kind, flag = auth.prompt
         if kind == FIRST_PROMPT:
             precise = True if record.precise is None else record.precise
+            if auth.config.reducedAccuracyByDefault:
+                precise = False  # appConfig: a grant gives reduced accuracy
             if choice == "allowOnce":
                 auth.status = WHEN_IN_USE
                 auth.temporary = True
@@ -910,6 +944,14 @@ class Monitor:
         device.last_t = t
         device.last_line = record.line
         self.settle(device.auth, t)
+        # records the authorization model refuses are refused here, before anything of theirs
+        if record.kind == "answer":
+            self.check_answer(device, record, source)
+        elif record.kind == "session":
+            try:
+                rs.check_session(self.profile, device.auth, record)
+            except rs.SessionRefused as error:
+                raise InputError("%s:%d: %s" % (source, record.line, error))
         rp.announce_unmonitored(self, device, record)  # before the record's own effect
         if record.kind == "fix":
             self.apply_fix(device, record)
@@ -920,10 +962,14 @@ class Monitor:
         elif record.kind == "request":
             self.apply_request(device, record)
         elif record.kind == "answer":
-            self.apply_answer(device, record, source)
+            self.apply_answer(device, record)
         elif record.kind == "settings":
             self.apply_settings(device, record)
-        # session and config records only advance the device's clock
+        elif record.kind == "session":
+            rs.apply_session(self, device.auth, record)
+        elif record.kind == "appConfig":
+            rs.apply_app_config(device.auth, record)
+        # config records only advance the device's clock
 
     def finish(self):
         """The end of the input: each device's clock runs to its own last record."""
@@ -1013,7 +1059,16 @@ def profile_from_arguments(args):
     delay = args.loitering_delay
     if delay is not None:
         delay = parse_seconds_option(delay, "--loitering-delay")
+    window = args.relaunch_window
+    if window is not None:
+        window = parse_seconds_option(window, "--relaunch-window")
     try:
+        if args.profile == rp.IOS18:
+            if delay is not None:
+                raise rp.ProfileError("--loitering-delay is only for --profile android, not ios18")
+            return rs.ios18_profile(limit, window, NS_PER_S)
+        if window is not None:
+            raise rp.ProfileError("--relaunch-window is only for --profile ios18, not %s" % args.profile)
         return rp.make_profile(args.profile, limit, delay, NS_PER_S)
     except rp.ProfileError as error:
         raise InputError(str(error))
@@ -1027,18 +1082,29 @@ def main(argv=None):
     parser.add_argument("--profile", choices=rp.PROFILES, default=rp.STANDARD)
     parser.add_argument("--condition-limit")
     parser.add_argument("--loitering-delay")
+    parser.add_argument("--relaunch-window")
+    parser.add_argument("--request-counts")
     args = parser.parse_args(argv)
+    out = sys.stdout
+    out.reconfigure(encoding="utf-8", newline="\n")
+    monitor = None
     try:
         profile = profile_from_arguments(args)
         monitor = monitor_from_arguments(args, lambda: load_conditions(args.conditions), profile)
         monitor.process(read_observations(args.observations), args.observations)
     except InputError as error:
+        for event in monitor.events if monitor is not None else ():  # the events before it
+            out.write(format_event(event) + "\n")
         print("reference_monitor: %s" % error, file=sys.stderr)
         return 1
-    out = sys.stdout
-    out.reconfigure(encoding="utf-8", newline="\n")
     for event in monitor.events:
         out.write(format_event(event) + "\n")
+    if args.request_counts is not None:
+        counts = monitor.request_counts
+        with open(args.request_counts, "w", encoding="utf-8", newline="\n") as f:
+            if sum(counts.values()):
+                f.write("requests: %(prompted)d prompted, %(insufficientlyInUse)d insufficientlyInUse, "
+                        "%(noEffect)d noEffect\n" % counts)
     return 0
 
 

@@ -183,6 +183,7 @@ public struct RecordSpec: Sendable, Hashable, CustomStringConvertible {
             what = "settings(status: \(s.status.map { "\($0)" } ?? "-"), precise: \(s.precise.map { "\($0)" } ?? "-"), "
                 + "services: \(s.locationServices.map { "\($0)" } ?? "-"))"
         case .session(let s): what = "session(\(s))"
+        case .appConfig(let c): what = "appConfig(\(c))"
         case .config(let c): what = "config(\(c.configuration))"
         }
         return "\(device) t=\(seconds) \(what)"

@@ -41,6 +41,9 @@ struct PolicyOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "Seconds inside a circle before a dwelling event (android: 30).")
     var loiteringDelay: Double?
 
+    @Option(parsing: .unconditional, help: "Seconds after a relaunch within which sessions must be taken again (ios18: 10).")
+    var relaunchWindow: Double?
+
     func policy() throws -> MonitoringPolicy {
         var policy = MonitoringPolicy()
         policy.hysteresis = hysteresis
@@ -64,6 +67,12 @@ struct PolicyOptions: ParsableArguments {
                 throw ValidationError("--loitering-delay: the \(profile.name.rawValue) profile reports no dwelling (android does)")
             }
             profile = profile.withLoiteringDelay(loiteringDelay)
+        }
+        if let relaunchWindow {
+            guard profile.relaunchWindow != nil else {
+                throw ValidationError("--relaunch-window: the \(profile.name.rawValue) profile has no service sessions (ios18 has)")
+            }
+            profile = profile.withRelaunchWindow(relaunchWindow)
         }
         policy.profile = profile
         if let problem = policy.problem() { throw ValidationError(problem) }

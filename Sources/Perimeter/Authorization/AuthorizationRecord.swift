@@ -6,4 +6,5 @@ enum AuthorizationRecord {
     case answer(PromptAnswer)
     case settings(SettingsChange)
     case session(ServiceSessionRecord)
+    case appConfig(AppConfiguration)
 }

@@ -5,6 +5,8 @@ extension DeviceAuthorization: Codable {
     private enum CodingKeys: String, CodingKey {
         case status, isTemporary, isProvisional, provisionalUsed, alwaysRequestUsed, accuracy
         case temporaryFullAccuracy, locationServices, appState, leftForegroundAt, prompt, held, heldTotal, sessions
+        case explicitSessionsRequired, backgroundLocation, reducedAccuracyByDefault, fullAccuracyPurposes
+        case foregroundSinceLaunch, launchedAt, indicatorRemembered
     }
 
     init(from decoder: any Decoder) throws {
@@ -24,6 +26,14 @@ extension DeviceAuthorization: Codable {
         held = try values.decode([StoredEvent].self, forKey: .held).map(\.event)
         heldTotal = try values.decode(UInt32.self, forKey: .heldTotal)
         sessions = try values.decode([HeldSession].self, forKey: .sessions)
+        // (Absent from stores written before sessions' relaunch and Info.plist rules: their defaults.)
+        explicitSessionsRequired = try values.decodeIfPresent(Bool.self, forKey: .explicitSessionsRequired) ?? false
+        backgroundLocation = try values.decodeIfPresent(Bool.self, forKey: .backgroundLocation) ?? true
+        reducedAccuracyByDefault = try values.decodeIfPresent(Bool.self, forKey: .reducedAccuracyByDefault) ?? false
+        fullAccuracyPurposes = try values.decodeIfPresent([String].self, forKey: .fullAccuracyPurposes).map(Set.init)
+        foregroundSinceLaunch = try values.decodeIfPresent(Bool.self, forKey: .foregroundSinceLaunch) ?? (appState == .foreground)
+        launchedAt = try values.decodeIfPresent(Timestamp.self, forKey: .launchedAt)
+        indicatorRemembered = try values.decodeIfPresent(Bool.self, forKey: .indicatorRemembered) ?? false
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -42,5 +52,12 @@ extension DeviceAuthorization: Codable {
         try values.encode(held.map(StoredEvent.init), forKey: .held)
         try values.encode(heldTotal, forKey: .heldTotal)
         try values.encode(sessions, forKey: .sessions)
+        if explicitSessionsRequired { try values.encode(true, forKey: .explicitSessionsRequired) }
+        if !backgroundLocation { try values.encode(false, forKey: .backgroundLocation) }
+        if reducedAccuracyByDefault { try values.encode(true, forKey: .reducedAccuracyByDefault) }
+        try values.encodeIfPresent(fullAccuracyPurposes.map { $0.sorted() }, forKey: .fullAccuracyPurposes)
+        try values.encode(foregroundSinceLaunch, forKey: .foregroundSinceLaunch)
+        try values.encodeIfPresent(launchedAt, forKey: .launchedAt)
+        if indicatorRemembered { try values.encode(true, forKey: .indicatorRemembered) }
     }
 }

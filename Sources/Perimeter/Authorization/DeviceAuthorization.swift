@@ -21,8 +21,21 @@ struct DeviceAuthorization {
     /// Events held so far, for numbering them (`MonitorEvent.holding`); wraps, harmlessly, only
     /// after 2³² of them.
     var heldTotal: UInt32 = 0
-    /// Service sessions held (profile ios18), in start order.
+    /// Service sessions held (profile ios18), in start order, remembered ones included.
     var sessions: [HeldSession] = []
+    /// What the app's Info.plist says (`appConfig`; docs/sessions.md).
+    var explicitSessionsRequired = false
+    var backgroundLocation = true
+    var reducedAccuracyByDefault = false
+    /// The purpose keys declared; `nil`: none declared, any key accepted.
+    var fullAccuracyPurposes: Set<String>?
+    /// Whether the app has been in the foreground since it was last launched (or since the device's
+    /// first record): the implicit session is in effect then.
+    var foregroundSinceLaunch: Bool
+    /// The latest launch after a termination, while sessions or the indicator may be taken again.
+    var launchedAt: Timestamp?
+    /// Whether the app had the indicator when it was last terminated (it may rejoin it).
+    var indicatorRemembered = false
 
     init(_ initial: InitialAuthorization) {
         switch initial {
@@ -36,6 +49,7 @@ struct DeviceAuthorization {
             status = .restricted
             appState = .background
         }
+        foregroundSinceLaunch = appState == .foreground
     }
 
     // MARK: In use
@@ -75,7 +89,9 @@ struct DeviceAuthorization {
 
     // MARK: Requests, answers, settings
 
-    mutating func request(_ kind: AuthorizationRequest.Kind) -> RequestOutcome {
+    /// - Parameter purpose: for temporary full accuracy, the purpose key: one the app's Info.plist
+    ///   does not declare (when it declares any) makes the request do nothing.
+    mutating func request(_ kind: AuthorizationRequest.Kind, purpose: String? = nil) -> RequestOutcome {
         // 000: in the grace period or with the indicator an app "is not considered in use enough to
         // request an authorization prompt".
         guard appState == .foreground else { return .insufficientlyInUse }
@@ -96,6 +112,7 @@ struct DeviceAuthorization {
             alwaysRequestUsed = true
         case .temporaryFullAccuracy:
             guard status == .whenInUse || status == .always, accuracy == .reduced, !temporaryFullAccuracy else { return .noEffect }
+            if let purpose, let declared = fullAccuracyPurposes, !declared.contains(purpose) { return .noEffect }
             prompt = .temporaryFullAccuracy
         }
         return .prompted
@@ -119,11 +136,14 @@ struct DeviceAuthorization {
         if answer.precise != nil, case .first = open {} else if answer.precise != nil {
             throw ObservationProblem(field: "precise", message: "only the first prompt has a Precise switch, not \(open.name)")
         }
+        if answer.precise != nil && reducedAccuracyByDefault {
+            throw ObservationProblem(field: "precise", message: "the first prompt has no Precise switch: the app's Info.plist asks for reduced accuracy by default (appConfig reducedAccuracyByDefault)")
+        }
         prompt = nil
         switch open {
         case .first(let alwaysIntent):
             // The Precise switch comes with a grant; Don't Allow leaves accuracy as it was.
-            if answer.choice != .deny { accuracy = answer.precise ?? true ? .full : .reduced }
+            if answer.choice != .deny { accuracy = !reducedAccuracyByDefault && answer.precise ?? true ? .full : .reduced }
             switch answer.choice {
             case .allowOnce:
                 status = .whenInUse
@@ -184,59 +204,8 @@ struct DeviceAuthorization {
         return resolution
     }
 
-    // MARK: Service sessions
-
-    /// Starts or ends a session; starting one in the foreground asks for what its goal needs, as
-    /// Core Location does on the app's behalf. Returns the outcomes of the requests it made.
-    mutating func apply(_ record: ServiceSessionRecord) throws(ObservationProblem) -> [RequestOutcome] {
-        switch record.action {
-        case .end:
-            guard let i = sessions.firstIndex(where: { $0.id == record.id }) else {
-                throw ObservationProblem(field: "id", message: "no session \"\(record.id)\" is held")
-            }
-            sessions.remove(at: i)
-            return []
-        case .start:
-            guard !sessions.contains(where: { $0.id == record.id }) else {
-                throw ObservationProblem(field: "id", message: "session \"\(record.id)\" is already held")
-            }
-            let inEffect = appState == .foreground || sessions.contains(where: \.isInEffect)
-            let session = HeldSession(id: record.id, goal: record.goal, wantsFullAccuracy: record.fullAccuracyPurpose != nil,
-                                      isInEffect: inEffect)
-            sessions.append(session)
-            return requests(for: session)
-        }
-    }
-
-    /// 004: knowing the goal, Core Location "will act when next possible" — when the app comes to the
-    /// foreground, every held session asks again. A session taken in the background does not come
-    /// into effect then: one can "only start holding one when your app is in the foreground".
-    mutating func enteredForeground() -> [RequestOutcome] {
-        var outcomes: [RequestOutcome] = []
-        for session in sessions { outcomes += requests(for: session) }
-        return outcomes
-    }
-
-    private mutating func requests(for session: HeldSession) -> [RequestOutcome] {
-        var outcomes: [RequestOutcome] = []
-        switch session.goal {
-        case .none: break
-        case .whenInUse: outcomes.append(request(.whenInUse))
-        case .always:
-            // From notDetermined the first prompt, from when-in-use the always prompt: `.always` does both.
-            outcomes.append(request(.always))
-        }
-        if session.wantsFullAccuracy { outcomes.append(request(.temporaryFullAccuracy)) }
-        return outcomes
-    }
-
     /// Reduced accuracy without a temporary full-accuracy grant.
     var isAccuracyLimited: Bool { accuracy == .reduced && !temporaryFullAccuracy }
-
-    /// Whether a session with goal always is held and in effect (profile ios18).
-    var holdsAlwaysSession: Bool {
-        sessions.contains { $0.goal == .always && $0.isInEffect }
-    }
 
     // MARK: Verdicts
 
@@ -267,7 +236,7 @@ struct DeviceAuthorization {
         if status == .whenInUse {
             return Delivery(verdict: .dropped, reason: .insufficientlyInUse, diagnostics: [.insufficientlyInUse])
         }
-        if profile.requiresServiceSessions && !holdsAlwaysSession {
+        if profile.requiresServiceSessions && !holdsAlwaysSession(at: t, profile: profile) {
             return Delivery(verdict: .dropped, reason: .serviceSessionRequired, diagnostics: [.serviceSessionRequired])
         }
         if !isProvisional { return .delivered }

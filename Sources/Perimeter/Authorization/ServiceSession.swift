@@ -37,4 +37,9 @@ struct HeldSession: Codable {
     /// 004: a session counts in the background only if it "was started in the foreground, or while
     /// another one was in effect".
     let isInEffect: Bool
+    /// The purpose key it asks full accuracy for (nil in stores from before purposes were checked).
+    var purpose: String?
+    /// Held when the app was terminated and not taken again since the launch after (docs/sessions.md):
+    /// lost once the relaunch window has passed. `nil`: no.
+    var awaitsRetake: Bool?
 }

@@ -11,18 +11,20 @@ extension DeviceState {
         switch record {
         case .app(let change):
             let wasForeground = authorization.appState == .foreground
-            authorization.setAppState(change.state, at: time)
+            authorization.applyAppState(change.state, at: time, profile: policy.profile)
             settle(at: time, cause: cause, grace: grace)
-            if change.state == .foreground && !wasForeground && policy.profile.requiresServiceSessions {
-                outcomes = authorization.enteredForeground()
+            if authorization.appState == .foreground && !wasForeground && policy.profile.requiresServiceSessions {
+                outcomes = authorization.enteredForeground(at: time, profile: policy.profile)
             }
         case .session(let session):
             guard policy.profile.requiresServiceSessions else {
                 throw ObservationProblem(field: "type", message: "session records need the ios18 platform profile")
             }
-            outcomes = try authorization.apply(session)
+            outcomes = try authorization.apply(session, profile: policy.profile)
+        case .appConfig(let configuration):
+            authorization.apply(configuration)
         case .request(let request):
-            outcomes = [authorization.request(request.kind)]
+            outcomes = [authorization.request(request.kind, purpose: request.purpose)]
         case .answer(let answer):
             if let resolution = try authorization.answer(answer) {
                 authorization.resolveHeld(resolution, cause: cause, into: &events)

@@ -158,6 +158,7 @@ public struct MonitoringEngine: Sendable {
         case .answer(let answer): record = .answer(answer)
         case .settings(let settings): record = .settings(settings)
         case .session(let session): record = .session(session)
+        case .appConfig(let configuration): record = .appConfig(configuration)
         }
         count(try devices[di].apply(record, at: time, cause: cause, policy: policy, events: &events))
     }
@@ -356,7 +357,7 @@ public struct MonitoringEngine: Sendable {
                     throw ObservationProblem(field: "accuracy", message: "accuracy must be finite")
                 }
             }
-        case .sighting, .app, .request, .answer, .settings, .session, .config:
+        case .sighting, .app, .request, .answer, .settings, .session, .config, .appConfig:
             break
         }
     }

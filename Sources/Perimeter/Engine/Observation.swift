@@ -7,6 +7,8 @@ public enum Observation: Sendable, Hashable {
     case answer(PromptAnswer)
     case settings(SettingsChange)
     case session(ServiceSessionRecord)
+    /// What the app's Info.plist says (docs/sessions.md).
+    case appConfig(AppConfiguration)
     /// A live-update configuration change (SPEC §5.1); monitoring takes it as a tick of the clock.
     case config(LiveConfigurationChange)
 
@@ -20,6 +22,7 @@ public enum Observation: Sendable, Hashable {
         case .answer(let answer): answer.time
         case .settings(let settings): settings.time
         case .session(let session): session.time
+        case .appConfig(let configuration): configuration.time
         case .config(let change): change.time
         }
     }

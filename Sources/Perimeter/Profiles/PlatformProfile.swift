@@ -33,8 +33,12 @@ public struct PlatformProfile: Sendable, Hashable {
     public let monitorsBeacons: Bool
     /// Seconds inside a circle without a break after which a `dwelling` event comes; `nil`: never.
     public private(set) var loiteringDelay: Double?
-    /// Whether `always` reaches the background only through a service session with goal always (004).
+    /// Whether `always` reaches the background only through a service session with goal always (004),
+    /// with the implicit session, remembered sessions and the indicator's rules (docs/sessions.md).
     public let requiresServiceSessions: Bool
+    /// Seconds after a relaunch within which the sessions held at termination must be taken again,
+    /// and the indicator rejoined; `nil` without service sessions.
+    public private(set) var relaunchWindow: Double?
 
     /// Every condition, no dwelling, no sessions.
     public static let standard = PlatformProfile(.standard)
@@ -55,18 +59,21 @@ public struct PlatformProfile: Sendable, Hashable {
             monitorsBeacons = true
             loiteringDelay = nil
             requiresServiceSessions = false
+            relaunchWindow = nil
         case .ios17, .ios18:
             conditionLimit = 20
             monitorsPolygons = true
             monitorsBeacons = true
             loiteringDelay = nil
             requiresServiceSessions = name == .ios18
+            relaunchWindow = name == .ios18 ? 10 : nil
         case .android:
             conditionLimit = 100
             monitorsPolygons = false
             monitorsBeacons = false
             loiteringDelay = 30
             requiresServiceSessions = false
+            relaunchWindow = nil
         }
     }
 
@@ -94,6 +101,15 @@ public struct PlatformProfile: Sendable, Hashable {
         return profile
     }
 
+    /// This profile with another relaunch window, in seconds.
+    /// - Precondition: the profile has service sessions (`relaunchWindow != nil`).
+    public func withRelaunchWindow(_ seconds: Double) -> PlatformProfile {
+        precondition(relaunchWindow != nil, "the \(name.rawValue) profile has no service sessions")
+        var profile = self
+        profile.relaunchWindow = seconds
+        return profile
+    }
+
     /// Whether every condition is monitored: no limit and every kind.
     var monitorsEverything: Bool { conditionLimit == nil && monitorsPolygons && monitorsBeacons }
 
@@ -103,6 +119,9 @@ public struct PlatformProfile: Sendable, Hashable {
         if let delay = loiteringDelay, !(delay >= 0 && delay.isFinite) {
             return "loitering delay must be a finite number of seconds ≥ 0, got \(delay)"
         }
+        if let window = relaunchWindow, !(window >= 0 && window.isFinite) {
+            return "relaunch window must be a finite number of seconds ≥ 0, got \(window)"
+        }
         return nil
     }
 }
@@ -111,7 +130,7 @@ public struct PlatformProfile: Sendable, Hashable {
 // before limits existed hold), else the name with them.
 extension PlatformProfile: Codable {
     private enum CodingKeys: String, CodingKey {
-        case name, conditionLimit, loiteringDelay
+        case name, conditionLimit, loiteringDelay, relaunchWindow
     }
 
     public init(from decoder: any Decoder) throws {
@@ -123,6 +142,7 @@ extension PlatformProfile: Codable {
         self.init(try values.decode(Name.self, forKey: .name))
         conditionLimit = try values.decodeIfPresent(Int.self, forKey: .conditionLimit)
         loiteringDelay = try values.decodeIfPresent(Double.self, forKey: .loiteringDelay)
+        relaunchWindow = try values.decodeIfPresent(Double.self, forKey: .relaunchWindow)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -135,5 +155,6 @@ extension PlatformProfile: Codable {
         try values.encode(name, forKey: .name)
         try values.encodeIfPresent(conditionLimit, forKey: .conditionLimit)
         try values.encodeIfPresent(loiteringDelay, forKey: .loiteringDelay)
+        try values.encodeIfPresent(relaunchWindow, forKey: .relaunchWindow)
     }
 }

@@ -11,9 +11,11 @@ enum ObservationDecoding {
     static let settingsFields: Set<String> = commonFields.union(["status", "precise", "locationServices"])
     static let sessionFields: Set<String> = commonFields.union(["action", "id", "goal", "fullAccuracyPurpose"])
     static let configFields: Set<String> = commonFields.union(["live"])
+    static let appConfigFields: Set<String> = commonFields.union(["explicitSessionsRequired", "backgroundLocation",
+                                                                  "reducedAccuracyByDefault", "fullAccuracyPurposes"])
     /// Every field any record type has: the columns a CSV header may name.
     static let allFields: Set<String> = fixFields.union(sightingFields).union(appFields).union(requestFields)
-        .union(answerFields).union(settingsFields).union(sessionFields).union(configFields)
+        .union(answerFields).union(settingsFields).union(sessionFields).union(configFields).union(appConfigFields)
 
     /// A field whose value is one of an enumeration's raw values.
     static func choice<E: RawRepresentable & CaseIterable>(_ fields: RecordFields, _ name: String, as: E.Type) throws(ObservationProblem) -> E
@@ -89,8 +91,19 @@ enum ObservationDecoding {
         case "config":
             try fields.requireOnly(configFields, type: type)
             return (device, .config(LiveConfigurationChange(time: time, configuration: try choice(fields, "live", as: LiveConfiguration.self))))
+        case "appConfig":
+            try fields.requireOnly(appConfigFields, type: type)
+            let configuration = AppConfiguration(
+                time: time, explicitSessionsRequired: try fields.optionalBool("explicitSessionsRequired"),
+                backgroundLocation: try fields.optionalBool("backgroundLocation"),
+                reducedAccuracyByDefault: try fields.optionalBool("reducedAccuracyByDefault"),
+                fullAccuracyPurposes: try fields.optionalStringList("fullAccuracyPurposes"))
+            if configuration.isEmpty {
+                throw ObservationProblem(field: "explicitSessionsRequired", message: "an appConfig record sets at least one of explicitSessionsRequired, backgroundLocation, reducedAccuracyByDefault, fullAccuracyPurposes")
+            }
+            return (device, .appConfig(configuration))
         default:
-            throw ObservationProblem(field: "type", message: "unknown record type \(InputText.quoted(type)) (expected fix, sighting, app, request, answer, settings, session or config)")
+            throw ObservationProblem(field: "type", message: "unknown record type \(InputText.quoted(type)) (expected fix, sighting, app, request, answer, settings, session, config or appConfig)")
         }
     }
 }

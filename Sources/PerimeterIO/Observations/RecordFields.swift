@@ -31,6 +31,25 @@ struct RecordFields {
         }
     }
 
+    /// A list of texts: a JSON array of strings, or a CSV cell of words separated by spaces.
+    func optionalStringList(_ name: String) throws(ObservationProblem) -> [String]? {
+        switch value(name) {
+        case nil: return nil
+        case .text(let s)?: return s.split(separator: " ").map(String.init)
+        case .json(.array(let items))?:
+            var list: [String] = []
+            for item in items {
+                guard case .string(let s) = item else {
+                    throw ObservationProblem(field: name, message: "expected an array of strings, got an array holding \(item.kindName)")
+                }
+                guard !s.utf8.contains(0) else { throw ObservationProblem(field: name, message: "holds U+0000 (NUL), which no text may hold") }
+                list.append(s)
+            }
+            return list
+        case .json(let other)?: throw ObservationProblem(field: name, message: "expected an array of strings, got \(other.kindName)")
+        }
+    }
+
     func optionalDouble(_ name: String) throws(ObservationProblem) -> Double? {
         switch value(name) {
         case nil: return nil

@@ -35,6 +35,7 @@ import Testing
             case "--profile": policy.profile = try #require(PlatformProfile(named: value))
             case "--condition-limit": policy.profile = policy.profile.withConditionLimit(try #require(Int(value)))
             case "--loitering-delay": policy.profile = policy.profile.withLoiteringDelay(try #require(Double(value)))
+            case "--relaunch-window": policy.profile = policy.profile.withRelaunchWindow(try #require(Double(value)))
             default: Issue.record("unknown scenario flag \(flags[i])")
             }
             i += 2

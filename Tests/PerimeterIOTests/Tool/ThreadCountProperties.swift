@@ -86,6 +86,7 @@ import Testing
         case .settings(var s): s.time = t; return .settings(s)
         case .session(var s): s.time = t; return .session(s)
         case .config(var c): c.time = t; return .config(c)
+        case .appConfig(var c): c.time = t; return .appConfig(c)
         }
     }
 
@@ -184,8 +185,8 @@ import Testing
         case .config(let c):
             add("type", "config")
             add("live", c.configuration.rawValue)
-        case .session:
-            Issue.record("scenarios have no session records")
+        case .session, .appConfig:
+            Issue.record("scenarios have no session or appConfig records")
         }
         return "{" + fields.joined(separator: ",") + "}\n"
     }

@@ -164,7 +164,10 @@ import Testing
                     "event within the grace after a repeated background record", "first prompt answered outside the foreground",
                     "settings status while restricted", "session started in use but not in the foreground",
                     "temporary grant answered while not in use", "held under ios18", "allowAlways with nothing left held",
-                    "session record under the standard profile", "expiry at a refused record", "precise on another prompt"] {
+                    "session record under the standard profile", "expiry at a refused record", "precise on another prompt",
+                    "sessions remembered at termination", "session taken again after a relaunch",
+                    "session counting through the implicit one", "indicator refused outside the foreground",
+                    "indicator rejoined", "session record while terminated"] {
             #expect(coverage[key, default: 0] > 0, "never reached: \(key)")
         }
         // Beacon exits: every verdict an exit can get, and the instants around which it is decided.

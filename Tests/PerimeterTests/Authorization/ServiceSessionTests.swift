@@ -5,11 +5,16 @@ import Testing
 /// SPEC §3's 2024 model (profile ios18): `always` reaches the background only through a session with
 /// goal always that was started in the foreground or while another session was in effect (004).
 @Suite struct ServiceSessionTests {
-    func harness(initial: InitialAuthorization = .always) throws -> Harness {
+    /// An ios18 device; `explicitOnly` (the Info.plist's `NSLocationRequireExplicitServiceSession`)
+    /// leaves out the implicit session, so that only the records' sessions count
+    /// (`ImplicitSessionTests` has the implicit one).
+    func harness(initial: InitialAuthorization = .always, explicitOnly: Bool = true) throws -> Harness {
         var policy = MonitoringPolicy()
         policy.profile = .ios18
         policy.initialAuthorization = initial
-        return try Harness(policy: policy, [("a", try .circle(0, 0, radius: 100), .unsatisfied)])
+        var h = try Harness(policy: policy, [("a", try .circle(0, 0, radius: 100), .unsatisfied)])
+        if explicitOnly { try h.feed(.appConfig(AppConfiguration(time: T.at(0), explicitSessionsRequired: true))) }
+        return h
     }
 
     func session(_ action: ServiceSessionRecord.Action, _ id: String, _ goal: ServiceSessionRecord.Goal = .always,

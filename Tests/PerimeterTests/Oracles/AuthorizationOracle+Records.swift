@@ -87,8 +87,30 @@ extension AuthorizationOracleTests.Oracle {
             guard beacon != .satisfied else { break }
             beacon = .satisfied
             emit("b", .satisfied, at: t, refinement: b.identity, cause: cause, into: &lines)
-        case .app(_, let state):
+        case .app(_, var state):
             let previous = app
+            if settings.ios18 {
+                // A launch; the indicator only from the foreground, or rejoined within the window;
+                // a termination remembers the sessions (docs/sessions.md).
+                if previous == .terminated && state != .terminated { launchedAt = t; foregroundSinceLaunch = false }
+                if state == .indicator && previous != .indicator && previous != .foreground {
+                    if indicatorAtTermination, let launchedAt, t <= launchedAt + relaunchWindow {
+                        coverage["indicator rejoined", default: 0] += 1
+                    } else {
+                        coverage["indicator refused outside the foreground", default: 0] += 1
+                        state = .background
+                    }
+                }
+                if state == .terminated && previous != .terminated {
+                    sessions = sessions.filter { !lost($0, at: t) }
+                    indicatorAtTermination = previous == .indicator
+                    if !sessions.isEmpty { coverage["sessions remembered at termination", default: 0] += 1 }
+                    for k in sessions.indices { sessions[k].remembered = true }
+                    launchedAt = nil
+                }
+                if state == .indicator { indicatorAtTermination = false }
+                if state == .foreground { foregroundSinceLaunch = true }
+            }
             if state == .background && previous == .foreground { backgroundAgainInGrace = false }
             if state == .background && previous == .background && graceUntil.map({ t <= $0 }) == true {
                 backgroundAgainInGrace = true
@@ -101,7 +123,9 @@ extension AuthorizationOracleTests.Oracle {
             }
             app = state
             if settings.ios18 && state == .foreground && previous != .foreground {
-                for s in sessions { sessionAsks(s) }
+                // The explicit sessions, then the implicit one (when in use).
+                for s in sessions where !s.remembered { sessionAsks(s) }
+                if !explicitSessionsRequired { request(.whenInUse) }
             }
         case .request(_, let kind):
             request(kind)
@@ -180,13 +204,29 @@ extension AuthorizationOracleTests.Oracle {
                 if precise && prompt == .fullAccuracy { prompt = nil }
             }
             if let services { self.services = services }
+        case .explicitSessions(_, let required):
+            explicitSessionsRequired = required
         case .session(_, let action, let id, let goal, let purpose):
             guard settings.ios18 else { coverage["session record under the standard profile", default: 0] += 1; return false }
+            guard app != .terminated else { coverage["session record while terminated", default: 0] += 1; return false }
             switch action {
             case .start:
-                guard !sessions.contains(where: { $0.id == id }) else { return false }
+                sessions = sessions.filter { !lost($0, at: t) }
+                if let i = sessions.firstIndex(where: { $0.id == id }) {
+                    // Taken again after a relaunch, with the same goal, as it was.
+                    guard sessions[i].remembered, sessions[i].goal == goal else { return false }
+                    coverage["session taken again after a relaunch", default: 0] += 1
+                    var again = sessions.remove(at: i)
+                    again.remembered = false
+                    again.purpose = purpose
+                    sessions.append(again)
+                    sessionAsks(again)
+                    break
+                }
+                let implicitInEffect = !explicitSessionsRequired && app != .terminated && foregroundSinceLaunch
                 let s = Session(id: id, goal: goal, purpose: purpose,
-                                counts: app == .foreground || sessions.contains(where: \.counts))
+                                counts: app == .foreground || sessions.contains(where: \.counts) || implicitInEffect)
+                if app != .foreground && implicitInEffect { coverage["session counting through the implicit one", default: 0] += 1 }
                 if app != .foreground && inUse(at: t) && !s.counts {
                     coverage["session started in use but not in the foreground", default: 0] += 1
                 }
@@ -194,6 +234,7 @@ extension AuthorizationOracleTests.Oracle {
                 sessions.append(s)
                 sessionAsks(s)
             case .end:
+                sessions = sessions.filter { !lost($0, at: t) }
                 guard let i = sessions.firstIndex(where: { $0.id == id }) else { return false }
                 sessions.remove(at: i)
             }

@@ -25,7 +25,8 @@ extension AuthorizationOracleTests {
             }
         }
         struct Held { var identifier: String; var state: ConditionState; var date: Int64; var refinement: BeaconIdentity? }
-        struct Session { var id: String; var goal: ServiceSessionRecord.Goal; var purpose: Bool; var counts: Bool }
+        /// `remembered`: held at a termination and not taken again since (docs/sessions.md).
+        struct Session { var id: String; var goal: ServiceSessionRecord.Goal; var purpose: Bool; var counts: Bool; var remembered = false }
 
         let settings: Settings
         var status: AuthorizationStatus
@@ -47,6 +48,16 @@ extension AuthorizationOracleTests {
         var prompt: Prompt?
         var held: [Held] = []
         var sessions: [Session] = []
+        /// ios18 (docs/sessions.md): the app has been in the foreground since its launch (its implicit
+        /// session is in effect), when it was last launched after a termination, and whether it had the
+        /// indicator when terminated.
+        var foregroundSinceLaunch: Bool
+        /// The Info.plist requires explicit sessions: no implicit one.
+        var explicitSessionsRequired = false
+        var launchedAt: Int64?
+        var indicatorAtTermination = false
+        /// The relaunch window, 10 s by default.
+        let relaunchWindow: Int64 = 10 * second
         var condition = ConditionState.unsatisfied
         /// The beacon condition "b": its state and when its exit is due (nil: none).
         var beacon: ConditionState
@@ -71,6 +82,13 @@ extension AuthorizationOracleTests {
             case .notDetermined: status = .notDetermined; app = .background
             case .restricted: status = .restricted; app = .background
             }
+            foregroundSinceLaunch = app == .foreground
+        }
+
+        /// A remembered session not taken again by the end of the window after the launch.
+        func lost(_ s: Session, at t: Int64) -> Bool {
+            guard s.remembered, let launchedAt else { return false }
+            return t > launchedAt + relaunchWindow
         }
 
         func inUse(at t: Int64) -> Bool {
@@ -111,7 +129,7 @@ extension AuthorizationOracleTests {
             if inUse(at: t) { return .delivered }
             if status == .whenInUse { return Delivery(verdict: .dropped, reason: .insufficientlyInUse, diagnostics: .insufficientlyInUse) }
             // always, not in use.
-            if settings.ios18 && !sessions.contains(where: { $0.counts && $0.goal == .always }) {
+            if settings.ios18 && !sessions.contains(where: { $0.counts && $0.goal == .always && !lost($0, at: t) }) {
                 return Delivery(verdict: .dropped, reason: .serviceSessionRequired, diagnostics: .serviceSessionRequired)
             }
             if provisional { return Delivery(verdict: .held, reason: .provisionalAlways, diagnostics: .insufficientlyInUse) }

@@ -39,11 +39,13 @@ extension AuthorizationOracleTests {
         case answer(Int64, PromptAnswer.Choice, Bool?)
         case settings(Int64, SettingsChange.Status?, Bool?, Bool?)
         case session(Int64, ServiceSessionRecord.Action, String, ServiceSessionRecord.Goal, Bool)
+        /// The Info.plist's `NSLocationRequireExplicitServiceSession` (docs/sessions.md).
+        case explicitSessions(Int64, Bool)
 
         var time: Int64 {
             switch self {
             case .fix(let t, _), .sighting(let t, _), .app(let t, _), .request(let t, _), .answer(let t, _, _),
-                 .settings(let t, _, _, _), .session(let t, _, _, _, _): t
+                 .settings(let t, _, _, _), .session(let t, _, _, _, _), .explicitSessions(let t, _): t
             }
         }
 
@@ -57,6 +59,7 @@ extension AuthorizationOracleTests {
             case .answer(_, let x, let y): .answer(t, x, y)
             case .settings(_, let x, let y, let z): .settings(t, x, y, z)
             case .session(_, let a, let b, let c, let d): .session(t, a, b, c, d)
+            case .explicitSessions(_, let x): .explicitSessions(t, x)
             }
         }
 
@@ -76,6 +79,8 @@ extension AuthorizationOracleTests {
             case .session(_, let action, let id, let goal, let purpose):
                 return .session(ServiceSessionRecord(time: ts, action: action, id: id, goal: goal,
                                                      fullAccuracyPurpose: purpose ? "nav" : nil))
+            case .explicitSessions(_, let required):
+                return .appConfig(AppConfiguration(time: ts, explicitSessionsRequired: required))
             }
         }
 
@@ -92,6 +97,7 @@ extension AuthorizationOracleTests {
                     + (l.map { " locationServices=\($0)" } ?? "")
             case .session(_, let a, let id, let g, let p):
                 return "\(t) session \(a.rawValue) \(id) goal=\(g.rawValue)\(p ? " fullAccuracyPurpose" : "")"
+            case .explicitSessions(_, let required): return "\(t) appConfig explicitSessionsRequired=\(required)"
             }
         }
     }

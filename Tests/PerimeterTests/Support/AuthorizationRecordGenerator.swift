@@ -71,6 +71,7 @@ extension AuthorizationOracleTests {
             if let g = o.graceUntil ?? o.lastGraceEnd { edges += [g - 1, g, g + 1] }
             if let h = o.held.first { edges += [h.date + o.settings.maximumAge - 1, h.date + o.settings.maximumAge, h.date + o.settings.maximumAge + 1] }
             for e in (o.beaconDue.map { [$0] } ?? []) + others { edges += [e - 1, e, e + 1] }
+            if let l = o.launchedAt { edges += [l + o.relaunchWindow, l + o.relaunchWindow + 1] }
             edges = edges.filter { $0 >= last }
             // Near the end of a grace period, short steps: several records fall inside it.
             if let g = o.graceUntil ?? o.lastGraceEnd, g > last, chance(0.4) { return last + Int64(int(0...Int(g - last))) }
@@ -97,6 +98,7 @@ extension AuthorizationOracleTests {
                 (4, 6),  // settings
                 (5, o.settings.ios18 ? 8 : 1),  // session
                 (6, 18),  // sighting
+                (7, o.settings.ios18 ? 3 : 0),  // appConfig: explicit sessions required, or not
             ]
             var roll = int(0...weights.map(\.1).reduce(0, +) - 1)
             var kind = 0
@@ -110,7 +112,10 @@ extension AuthorizationOracleTests {
                     : chance(0.85) ? (o.condition == .satisfied ? .outside : .inside) : (o.condition == .satisfied ? .inside : .outside)
                 return .fix(t, side)
             case 1:
+                // (In the grace period, the indicator often: its end leaves the rest of the grace to test.)
                 let states: [AppState] = o.app == .foreground ? [.background, .background, .background, .indicator, .terminated, .foreground]
+                    : o.app == .background && o.graceUntil != nil ? [.indicator, .indicator, .foreground, .background, .terminated]
+                    : o.app == .indicator ? [.background, .background, .foreground, .terminated]
                     : [.foreground, .foreground, .background, .indicator, .terminated]
                 return .app(t, pick(states))
             case 2:
@@ -143,10 +148,16 @@ extension AuthorizationOracleTests {
                 return .settings(t, status, precise, services)
             case 6:
                 return .sighting(t, beacon(o))
+            case 7:
+                return .explicitSessions(t, !o.explicitSessionsRequired)
             default:
                 if !o.settings.ios18 && !chance(0.1) { return .fix(t, o.condition == .satisfied ? .outside : .inside) }
                 let ids = ["s1", "s2", "s3"]
                 let heldIDs = o.sessions.map(\.id)
+                // After a relaunch, often a remembered session taken again (in or after the window).
+                if let r = o.sessions.first(where: \.remembered), o.launchedAt != nil, chance(0.6) {
+                    return .session(t, .start, r.id, r.goal, r.purpose)
+                }
                 if chance(0.08) {  // a bad one: a second start of a held id, or the end of one not held
                     if let id = heldIDs.first, chance(0.5) { return .session(t, .start, id, .always, false) }
                     if !o.settings.ios18 { return .session(t, .start, "s1", .always, false) }
