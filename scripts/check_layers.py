@@ -14,7 +14,7 @@ import sys
 
 # Bottom to top. A folder's subfolders belong to it (Geometry/PolygonLocator is Geometry).
 LAYERS = ["Support", "Geometry", "Conditions", "Observations", "Approximation", "Events", "Profiles", "Authorization",
-          "Index", "DeviceState", "Engine", "Live", "Ranging", "Monitor"]
+          "Index", "DeviceState", "Engine", "Live", "Ranging", "Monitor", "WhatIf"]
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Sources", "Perimeter")
 DECLARATION = re.compile(r"^\s*(?:@\w+\s+)*(?:(?:public|package|internal|private|fileprivate|final|indirect)\s+)*"
                          r"(?:struct|enum|class|actor|protocol|typealias)\s+(\w+)", re.M)

@@ -20,6 +20,6 @@ struct PerimeterCommand: ParsableCommand {
             \(ExitStatus.table)
             """,
         version: ToolVersion.current,
-        subcommands: [Evaluate.self, Validate.self, Updates.self, RangeCommand.self]
+        subcommands: [Evaluate.self, Validate.self, Updates.self, RangeCommand.self, Compare.self]
     )
 }

@@ -110,6 +110,7 @@ public struct DeliveryReplay: Sendable {
 
     /// Moves the authorization changes reported so far into `changes`, in order.
     public mutating func takeAuthorizationChanges(into changes: inout [AuthorizationChange]) {
+        guard !authorizationChanges.isEmpty else { return }
         changes.append(contentsOf: authorizationChanges)
         authorizationChanges.removeAll(keepingCapacity: true)
     }
