@@ -19,6 +19,13 @@ enum Fixture {
     }
 
     /// A temporary file path that is removed when the test's process ends (or by the caller).
+    /// The folders of `Fixtures/<folder>/` that hold `file`, sorted: a suite's scenarios.
+    static func folders(in folder: String, holding file: String) -> [String] {
+        let dir = path(folder)
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []
+        return entries.filter { FileManager.default.fileExists(atPath: "\(dir)/\($0)/\(file)") }.sorted()
+    }
+
     static func temporaryPath(_ name: String) -> String {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("perimeter-tests-\(ProcessInfo.processInfo.processIdentifier)")
         try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)

@@ -7,11 +7,7 @@ import Testing
 /// the naive Python oracle (a full reference run per variant, `scripts/make_compare_fixtures.py`):
 /// the tool's one geometry pass per geometry and replayed delivery must count the same.
 @Suite struct CompareScenarioTests {
-    static let names: [String] = {
-        let dir = Fixture.path("compare")
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []
-        return entries.filter { FileManager.default.fileExists(atPath: "\(dir)/\($0)/expected.json") }.sorted()
-    }()
+    static let names = Fixture.folders(in: "compare", holding: "expected.json")
 
     static func arguments(_ name: String, json: Bool) throws -> [String] {
         let dir = "Fixtures/compare/\(name)"

@@ -7,11 +7,7 @@ import Testing
 /// kinds, the `unmonitored` event, dwelling), each run through the tool and through the library's
 /// `Monitor`, against the events of the Python oracle (`scripts/make_profile_fixtures.py`).
 @Suite struct ProfileScenarioTests {
-    static let names: [String] = {
-        let dir = Fixture.path("profiles")
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []
-        return entries.filter { FileManager.default.fileExists(atPath: "\(dir)/\($0)/expected-events.jsonl") }.sorted()
-    }()
+    static let names = Fixture.folders(in: "profiles", holding: "expected-events.jsonl")
 
     @Test func theScenariosAreThere() {
         #expect(Self.names.count == 9, "\(Self.names)")

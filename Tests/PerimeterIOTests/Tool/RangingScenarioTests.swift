@@ -7,11 +7,7 @@ import Testing
 /// tool and through the library's `BeaconRanging`, against the results the Python oracle
 /// (`scripts/reference_ranging.py`) produced.
 @Suite struct RangingScenarioTests {
-    static let names: [String] = {
-        let dir = Fixture.path("ranging")
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []
-        return entries.filter { FileManager.default.fileExists(atPath: "\(dir)/\($0)/expected-results.jsonl") }.sorted()
-    }()
+    static let names = Fixture.folders(in: "ranging", holding: "expected-results.jsonl")
 
     static func flags(_ name: String) throws -> [String] {
         let path = Fixture.path("ranging/\(name)/args.txt")

@@ -6,11 +6,7 @@ import Testing
 /// The authorization scenarios of `Fixtures/scenarios/` (taken from the talks), each run through the
 /// tool and through the library's `Monitor`, against the events the Python oracle produced.
 @Suite struct ScenarioTests {
-    static let names: [String] = {
-        let dir = Fixture.path("scenarios")
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []
-        return entries.filter { FileManager.default.fileExists(atPath: "\(dir)/\($0)/expected-events.jsonl") }.sorted()
-    }()
+    static let names = Fixture.folders(in: "scenarios", holding: "expected-events.jsonl")
 
     static func flags(_ name: String, folder: String = "scenarios") throws -> [String] {
         let path = Fixture.path("\(folder)/\(name)/args.txt")

@@ -8,11 +8,7 @@ import Testing
 /// request counts, or the bad record that stops the run — and through the library's `Monitor`,
 /// against the Python oracle (`scripts/make_session_fixtures.py`).
 @Suite struct SessionScenarioTests {
-    static let names: [String] = {
-        let dir = Fixture.path("sessions")
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []
-        return entries.filter { FileManager.default.fileExists(atPath: "\(dir)/\($0)/expected-events.jsonl") }.sorted()
-    }()
+    static let names = Fixture.folders(in: "sessions", holding: "expected-events.jsonl")
 
     static func file(_ name: String, _ file: String) -> String? {
         try? Fixture.text("sessions/\(name)/\(file)")
