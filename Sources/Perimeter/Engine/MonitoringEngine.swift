@@ -102,8 +102,9 @@ public struct MonitoringEngine: Sendable {
 
     /// At most how many events `device`'s start can still produce at once, beside the usual few per
     /// record: its first valid fix settles every geographic condition that starts otherwise than
-    /// unsatisfied (an event each), and its first beacon exit timers every such beacon condition.
-    /// 0 once both have happened (until conditions that start otherwise are added).
+    /// unsatisfied (an event each), its first beacon exit timers every such beacon condition, and
+    /// its next record tells it of every condition the profile leaves unmonitored that it has not
+    /// heard of. 0 once all have happened (until conditions are added).
     ///
     /// A batch holds all its events until it returns, so a caller that bounds its memory splits
     /// batches by this: 10k new devices against 20k conditions starting `unknown` are 200M events.
@@ -112,11 +113,14 @@ public struct MonitoringEngine: Sendable {
         let geographic = catalog.geographicStartingOtherwise, beacons = catalog.beaconStartingOtherwise
         return geographic.count - DeviceState.firstIndex(in: geographic, notBelow: devices[di].geographicSettled)
             + beacons.count - DeviceState.firstIndex(in: beacons, notBelow: devices[di].beaconSettled)
+            + catalog.unmonitored.announcements.count - Int(devices[di].announced ?? 0)
     }
 
-    /// Whether any condition starts otherwise than unsatisfied (`startEventBound(_:)` can be above 0).
+    /// Whether any condition starts otherwise than unsatisfied, or is left unmonitored by the profile
+    /// (`startEventBound(_:)` can be above 0).
     public var hasStartEvents: Bool {
         !catalog.geographicStartingOtherwise.isEmpty || !catalog.beaconStartingOtherwise.isEmpty
+            || !catalog.unmonitored.announcements.isEmpty
     }
 
     /// `process(_:device:cause:into:)` for a device already named by `deviceID(_:)`.
