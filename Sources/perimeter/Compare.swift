@@ -11,9 +11,12 @@ struct Compare: ParsableCommand {
 
             EXAMPLES:
               perimeter compare --conditions stores.geojson --observations week.jsonl \\
-                                --variant profile=standard --variant profile=ios18,initial=notDetermined
-              perimeter compare --conditions c.geojson --observations o.csv --json --out what-if.json \\
-                                --variant initial=notDetermined --variant initial=notDetermined,holding-capacity=3
+                --variant profile=standard \\
+                --variant profile=ios18,initial=notDetermined
+              perimeter compare --conditions c.geojson --observations o.csv \\
+                --json --out what-if.json \\
+                --variant initial=notDetermined \\
+                --variant initial=notDetermined,holding-capacity=3
 
             \(ExitStatus.table)
             """
