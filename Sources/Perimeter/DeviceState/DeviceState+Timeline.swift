@@ -9,11 +9,7 @@ extension DeviceState {
         if hasStarted {
             guard time >= lastTime else { throw Self.outOfOrder(device: name, time: time, previous: lastTime) }
         } else {
-            hasStarted = true
-            startSequence = sequence
-            firstTime = time
-            lastTime = time
-            reportAuthorization(date: time, inUseAt: time, cause: cause, grace: grace)
+            start(at: time, cause: cause, sequence: sequence, grace: grace)
         }
         catchUp(with: catalog, policy: policy)
         advance(to: time, inclusive: false, cause: cause, catalog: catalog, policy: policy, events: &events)
@@ -21,6 +17,16 @@ extension DeviceState {
         if Int(announced ?? 0) < catalog.unmonitored.announcements.count {
             announceUnmonitored(at: time, cause: cause, catalog: catalog, policy: policy, events: &events)
         }
+    }
+
+    /// The device's first record, at `time`: it starts there, with its starting authorization
+    /// reported.
+    mutating func start(at time: Timestamp, cause: Int, sequence: Int, grace: TimeSpan) {
+        hasStarted = true
+        startSequence = sequence
+        firstTime = time
+        lastTime = time
+        reportAuthorization(date: time, inUseAt: time, cause: cause, grace: grace)
     }
 
     /// The problem of a record older than its device's previous one. Both times are stated exactly,

@@ -47,13 +47,7 @@ public struct DeliveryReplay: Sendable {
         let di = deviceNumber(device)
         let t = record.time
         let grace = policy.spans.gracePeriod
-        if !devices[di].hasStarted {
-            devices[di].hasStarted = true
-            devices[di].startSequence = sequence
-            devices[di].firstTime = t
-            devices[di].lastTime = t
-            devices[di].reportAuthorization(date: t, inUseAt: t, cause: cause, grace: grace)
-        }
+        if !devices[di].hasStarted { devices[di].start(at: t, cause: cause, sequence: sequence, grace: grace) }
         sequence += 1
         defer {
             devices[di].endRecord(at: t, cause: cause)
@@ -73,16 +67,7 @@ public struct DeliveryReplay: Sendable {
             emit(event, di, into: &events)
             rest = rest.dropFirst()
         }
-        let authorization: AuthorizationRecord? = switch record {
-        case .app(let change): .app(change)
-        case .request(let request): .request(request)
-        case .answer(let answer): .answer(answer)
-        case .settings(let settings): .settings(settings)
-        case .session(let session): .session(session)
-        case .appConfig(let configuration): .appConfig(configuration)
-        case .fix, .sighting, .config: nil
-        }
-        if let authorization {
+        if let authorization = record.authorizationRecord {
             for outcome in try devices[di].apply(authorization, at: t, cause: cause, policy: policy, events: &events) {
                 requestOutcomes[outcome, default: 0] += 1
             }

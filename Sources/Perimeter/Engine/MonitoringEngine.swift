@@ -141,7 +141,6 @@ public struct MonitoringEngine: Sendable {
                 devices[di].authorizationChanges = []  // (rare: no buffer kept, so that `isEmpty` reads none)
             }
         }
-        let record: AuthorizationRecord
         switch observation {
         case .fix(let fix):
             if devices[di].needsGeometry(fix, catalog: catalog, policy: policy) {
@@ -155,16 +154,10 @@ public struct MonitoringEngine: Sendable {
         case .sighting(let sighting):
             devices[di].apply(sighting, cause: cause, catalog: catalog, policy: policy, matches: &scratch.candidates, events: &events)
             return
-        case .config:
-            return
-        case .app(let change): record = .app(change)
-        case .request(let request): record = .request(request)
-        case .answer(let answer): record = .answer(answer)
-        case .settings(let settings): record = .settings(settings)
-        case .session(let session): record = .session(session)
-        case .appConfig(let configuration): record = .appConfig(configuration)
+        case .config, .app, .request, .answer, .settings, .session, .appConfig:
+            guard let record = observation.authorizationRecord else { return }
+            count(try devices[di].apply(record, at: time, cause: cause, policy: policy, events: &events))
         }
-        count(try devices[di].apply(record, at: time, cause: cause, policy: policy, events: &events))
     }
 
     /// Applies a batch of fixes in order, with exactly the events of one `process` call per fix.

@@ -26,4 +26,18 @@ public enum Observation: Sendable, Hashable {
         case .config(let change): change.time
         }
     }
+
+    /// The record as the device's authorization takes it; `nil` for fixes, sightings and live
+    /// configurations, which only move its clock there.
+    var authorizationRecord: AuthorizationRecord? {
+        switch self {
+        case .app(let change): .app(change)
+        case .request(let request): .request(request)
+        case .answer(let answer): .answer(answer)
+        case .settings(let settings): .settings(settings)
+        case .session(let session): .session(session)
+        case .appConfig(let configuration): .appConfig(configuration)
+        case .fix, .sighting, .config: nil
+        }
+    }
 }
