@@ -18,6 +18,11 @@ Platform profiles (SPEC section 5.4, docs/profiles.md; the rules are in referenc
 per waiting condition at its first record. `--profile ios18` is ios17's limits plus service
 sessions (SPEC sections 3 and 5.5, reference_sessions.py), with `--relaunch-window S` (default 10).
 
+Conditions per device (SPEC section 5.6; the rules are in reference_audiences.py): a feature's
+`properties.devices` and `properties.groups` name the devices that watch it (with neither, every
+device does); `--groups FILE` (CSV `device,group`) gives the groups' members. A device is evaluated
+only against the conditions it watches, as if the file held only those (limits count per device).
+
 With the default `--initial-authorization always` every device starts authorized
 always, with full accuracy, location services on and the app in the foreground, so a
 recording without authorization records has every event delivered.
@@ -29,7 +34,7 @@ Usage:
         [--initial-authorization always|notDetermined|restricted] \
         [--grace-period S] [--holding-capacity N] [--maximum-holding-age S] \
         [--profile standard|ios17|ios18|android] [--condition-limit N] [--loitering-delay S] \
-        [--relaunch-window S] [--request-counts FILE]
+        [--relaunch-window S] [--groups FILE] [--request-counts FILE]
 
 Observations are read as JSON Lines (.jsonl) or CSV (.csv), chosen by extension.
 Events are written to stdout as JSON Lines. A bad record (including an answer that the
@@ -55,6 +60,7 @@ from decimal import Decimal, InvalidOperation, ROUND_HALF_EVEN
 from shapely.geometry import Point, shape
 from shapely.validation import explain_validity
 
+import reference_audiences as ra
 import reference_profiles as rp
 import reference_sessions as rs
 
@@ -253,6 +259,9 @@ class Condition:
         self.uuid = None
         self.major = None
         self.minor = None
+        # the devices and groups that watch it (reference_audiences); None: not named
+        self.devices = None
+        self.groups = None
 
     def signed_distance_m(self, lon, lat):
         if self.kind == "circle":
@@ -341,6 +350,10 @@ def load_conditions(path):
             condition.rings = list(polygon_rings(condition.geometry))
         else:
             raise InputError("%s: %s: unsupported geometry %r" % (path, identifier, geometry.get("type")))
+        try:
+            ra.read_audience(condition, properties)
+        except ra.AudienceError as error:
+            raise InputError("%s: %s: %s" % (path, identifier, error))
         conditions.append(condition)
     return conditions
 
@@ -572,8 +585,10 @@ class Monitor:
     def __init__(self, conditions, hysteresis, accuracy_weight, confirmation_ns,
                  exit_timeout_ns, assume, initial_authorization=ALWAYS,
                  grace_ns=5 * NS_PER_S, holding_capacity=1, maximum_holding_age_ns=3600 * NS_PER_S,
-                 profile=rp.STANDARD_PROFILE):
+                 profile=rp.STANDARD_PROFILE, groups=None):
         self.profile = profile
+        self.all_conditions = list(conditions)  # file order; each device watches some (5.6)
+        self.groups = ra.NO_GROUPS if groups is None else groups
         # the monitored conditions (evaluated), and the waiting ones with their diagnostic
         self.conditions, self.waiting = rp.split_conditions(profile, conditions)
         self.hysteresis = hysteresis
@@ -683,7 +698,9 @@ class Monitor:
 
     def new_device(self, name, first_t):
         device = Device(name, first_t, self.initial_authorization)
-        for condition in self.conditions:
+        # the conditions it watches, split by the profile (reference_audiences)
+        device.conditions, device.waiting = ra.device_conditions(self, name)
+        for condition in device.conditions:
             initial = condition.assuming or self.assume
             if condition.kind == "beacon":
                 pair = BeaconPair(initial)
@@ -711,7 +728,7 @@ class Monitor:
                     key = (instant, 0, position)
                     if best is None or key < best[0]:
                         best = (key, position)
-            for condition in self.conditions:
+            for condition in device.conditions:
                 if condition.kind != "beacon":
                     continue
                 pair = device.pairs[condition.identifier]
@@ -719,7 +736,7 @@ class Monitor:
                     key = (pair.due, 1, condition.index)
                     if best is None or key < best[0]:
                         best = (key, condition)
-            for due, condition in rp.due_dwells(device, self.conditions, exit_fires):
+            for due, condition in rp.due_dwells(device, device.conditions, exit_fires):
                 key = (due, 2, condition.index)
                 if best is None or key < best[0]:
                     best = (key, condition)
@@ -743,7 +760,7 @@ class Monitor:
         if record.accuracy < 0:
             return  # not a valid fix: changes no state
         margin = max(self.hysteresis, self.accuracy_weight * record.accuracy)
-        for condition in self.conditions:
+        for condition in device.conditions:
             if condition.kind == "beacon":
                 continue
             d = condition.signed_distance_m(record.lon, record.lat)
@@ -768,7 +785,7 @@ class Monitor:
                 self.emit(device, condition, side, record.t, record.line)
 
     def apply_sighting(self, device, record):
-        for condition in self.conditions:
+        for condition in device.conditions:
             if condition.kind != "beacon":
                 continue
             if not condition.matches(record.uuid, record.major, record.minor):
@@ -952,7 +969,7 @@ class Monitor:
                 rs.check_session(self.profile, device.auth, record)
             except rs.SessionRefused as error:
                 raise InputError("%s:%d: %s" % (source, record.line, error))
-        rp.announce_unmonitored(self, device, record)  # before the record's own effect
+        ra.announce_unmonitored(self, device, record)  # before the record's own effect
         if record.kind == "fix":
             self.apply_fix(device, record)
         elif record.kind == "sighting":
@@ -1022,7 +1039,7 @@ def add_monitor_arguments(parser):
     parser.add_argument("--maximum-holding-age", default="3600")
 
 
-def monitor_from_arguments(args, load_conditions_now, profile=rp.STANDARD_PROFILE):
+def monitor_from_arguments(args, load_conditions_now, profile=rp.STANDARD_PROFILE, groups=None):
     """A Monitor for the options add_monitor_arguments added; InputError on a bad value.
     load_conditions_now() gives the conditions (called after the first option checks, as
     main always did, so that the first error reported stays the same)."""
@@ -1045,6 +1062,7 @@ def monitor_from_arguments(args, load_conditions_now, profile=rp.STANDARD_PROFIL
         maximum_holding_age_ns=parse_seconds_option(args.maximum_holding_age,
                                                     "--maximum-holding-age"),
         profile=profile,
+        groups=groups,
     )
 
 
@@ -1083,6 +1101,7 @@ def main(argv=None):
     parser.add_argument("--condition-limit")
     parser.add_argument("--loitering-delay")
     parser.add_argument("--relaunch-window")
+    parser.add_argument("--groups")
     parser.add_argument("--request-counts")
     args = parser.parse_args(argv)
     out = sys.stdout
@@ -1090,7 +1109,14 @@ def main(argv=None):
     monitor = None
     try:
         profile = profile_from_arguments(args)
-        monitor = monitor_from_arguments(args, lambda: load_conditions(args.conditions), profile)
+        groups = None
+        if args.groups is not None:
+            try:
+                groups = ra.load_groups(args.groups)
+            except (ra.AudienceError, OSError, UnicodeDecodeError) as error:
+                raise InputError("--groups: %s" % error)
+        monitor = monitor_from_arguments(args, lambda: load_conditions(args.conditions), profile,
+                                         groups)
         monitor.process(read_observations(args.observations), args.observations)
     except InputError as error:
         for event in monitor.events if monitor is not None else ():  # the events before it

@@ -64,13 +64,39 @@ enum CommandSupport {
         return definitions
     }
 
+    /// Reads a groups file (`--groups`), or stops with its problems.
+    static func readGroups(_ path: String) throws -> [String: [String]] {
+        do throws(InputErrors) {
+            return try GroupsReader.read(contentsOf: path)
+        } catch {
+            throw fail(error.description)
+        }
+    }
+
+    /// Warns of the first group a condition names that the groups file gives no member: a misspelt
+    /// name would otherwise leave the condition unwatched without a word.
+    static func warnAboutGroups(_ definitions: [ConditionDefinition], members: [String: [String]], path: String) {
+        for definition in definitions {
+            guard let group = definition.audience.groups.first(where: { members[$0] == nil }) else { continue }
+            warn("\(path): no device is in group \"\(group)\", which feature \"\(definition.identifier)\" (line \(definition.line)) is for")
+            return
+        }
+    }
+
     /// Reads the conditions into a new engine with `policy` whose batch paths use `threads` threads;
     /// the features are parsed and checked, and the polygons' evaluation data built, on as many.
-    static func loadEngine(conditions path: String, policy: MonitoringPolicy, repair: Bool,
+    static func loadEngine(conditions path: String, groups: String?, policy: MonitoringPolicy, repair: Bool,
                            threads: Int = usableProcessorCount) throws -> MonitoringEngine {
         let definitions = try readConditions(path, repair: repair, threads: threads)
         var engine = MonitoringEngine(policy: policy)
         engine.batchThreads = threads
+        if let groups {
+            let members = try readGroups(groups)
+            warnAboutGroups(definitions, members: members, path: groups)
+            engine.setGroups(members)
+        } else if let scoped = definitions.first(where: { !$0.audience.groups.isEmpty }) {
+            warn("\(path):\(scoped.line): feature \"\(scoped.identifier)\" is for groups (properties.groups) but no --groups file gives their members: only the devices it lists watch it")
+        }
         do {
             try engine.add(contentsOf: definitions)
         } catch {

@@ -25,6 +25,9 @@ struct Compare: ParsableCommand {
     @Option(help: "GeoJSON FeatureCollection of conditions.")
     var conditions: String
 
+    @Option(help: "CSV of group memberships (header device,group) for conditions with properties.groups.")
+    var groups: String?
+
     @Option(help: "JSON Lines or CSV observations; '-' reads standard input.")
     var observations: String
 
@@ -71,6 +74,7 @@ struct Compare: ParsableCommand {
         let start = ContinuousClock.now
         let definitions = try CommandSupport.readConditions(conditions, repair: false, threads: CommandSupport.usableProcessorCount)
         CommandSupport.warnIfEmpty(definitions, path: conditions)
+        let memberships = try groups.map(CommandSupport.readGroups) ?? [:]
         var reader: ObservationReader
         do {
             reader = try ObservationReader(path: observations, format: format, maxLineBytes: maxLineBytes)
@@ -87,7 +91,8 @@ struct Compare: ParsableCommand {
         }
         let comparison: WhatIfComparison
         do {
-            comparison = try WhatIfComparison(conditions: definitions.map { ($0.condition, $0.identifier, $0.assuming) }, records: records,
+            comparison = try WhatIfComparison(conditions: definitions.map { ($0.condition, $0.identifier, $0.assuming, $0.audience) },
+                                              groups: memberships, records: records,
                                               variants: try variants.map { .init(name: $0, policy: try Self.policy($0)) },
                                               threads: CommandSupport.usableProcessorCount)
         } catch let bad as WhatIfComparison.BadRecord {

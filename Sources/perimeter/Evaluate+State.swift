@@ -8,12 +8,14 @@ extension Evaluate {
         let outputs = [("--out", out), ("--quarantine", quarantine), ("--authorization-out", authorizationOut), ("--summary", summary),
                        ("--state", state)].compactMap { option, path in path.map { (option: option, path: $0) } }
         do throws(InputError) {
-            try SameFileCheck.refuseOverlaps(inputs: [("--conditions", conditions), ("--observations", observations)], outputs: outputs)
+            try SameFileCheck.refuseOverlaps(inputs: [("--conditions", conditions), ("--observations", observations)]
+                                                + (groups.map { [("--groups", $0)] } ?? []), outputs: outputs)
         } catch {
             throw CommandSupport.fail(error.description)
         }
         let threads = threads ?? CommandSupport.usableProcessorCount
         let definitions = try CommandSupport.readConditions(conditions, repair: repairPolygons, threads: threads)
+        let memberships = try groups.map(CommandSupport.readGroups)
         do {
             var summaryFile: BufferedOutput?
             if let summary { summaryFile = try BufferedOutput(replacing: summary) }
@@ -24,6 +26,7 @@ extension Evaluate {
                 authorization: authorizationOut, endsStream: final, checkpointInterval: .milliseconds(Int64(checkpointInterval * 1000)),
                 checkpointRecords: checkpointRecords)
             request.endStoppedRun = endStoppedRun
+            request.groups = memberships
             let outcome = try ResumableEvaluation.run(request) {
                 CommandSupport.printError("perimeter: … \($0.recordsRead) records, \($0.events) events, \(Int($0.recordsPerSecond)) records/s")
             }

@@ -24,6 +24,9 @@ struct Evaluate: ParsableCommand {
     @Option(help: "GeoJSON FeatureCollection of conditions.")
     var conditions: String
 
+    @Option(help: "CSV of group memberships (header device,group) for conditions with properties.groups.")
+    var groups: String?
+
     @Option(help: "JSON Lines or CSV observations; '-' reads standard input.")
     var observations: String
 
@@ -105,12 +108,13 @@ struct Evaluate: ParsableCommand {
                        ("--summary", summary), ("--approximate", approximate)].compactMap { option, path in path.map { (option: option, path: $0) } }
         do throws(InputError) {
             try SameFileCheck.refuseOverlaps(inputs: [("--conditions", conditions), ("--observations", observations)]
-                                                + (approximation.density.map { [("--density", $0)] } ?? []),
+                                                + (approximation.density.map { [("--density", $0)] } ?? [])
+                                                + (groups.map { [("--groups", $0)] } ?? []),
                                              outputs: written)
         } catch {
             throw CommandSupport.fail(error.description)
         }
-        var engine = try CommandSupport.loadEngine(conditions: conditions, policy: policy.policy(), repair: repairPolygons,
+        var engine = try CommandSupport.loadEngine(conditions: conditions, groups: groups, policy: policy.policy(), repair: repairPolygons,
                                                    threads: threads ?? CommandSupport.usableProcessorCount)
         let approximateLocation = try approximation.location()
         var partials: [(option: String, path: String, partial: String)] = []

@@ -22,6 +22,9 @@ struct RangeCommand: ParsableCommand {
     @Option(help: "GeoJSON FeatureCollection of conditions; beacon features with \"ranging\": true are ranged.")
     var conditions: String
 
+    @Option(help: "CSV of group memberships (header device,group) for conditions with properties.groups.")
+    var groups: String?
+
     @Option(help: "JSON Lines or CSV observations; '-' reads standard input.")
     var observations: String
 
@@ -67,11 +70,15 @@ struct RangeCommand: ParsableCommand {
         guard !constraints.isEmpty else {
             throw ValidationError("\(conditions) has no ranging constraint: mark beacon features with \"ranging\": true")
         }
+        if let scoped = definitions.first(where: { $0.ranging && !$0.audience.isEveryone }) {
+            throw CommandSupport.fail("\(conditions):\(scoped.line): feature \"\(scoped.identifier)\": ranging is for every device: a ranged beacon cannot have properties.devices or properties.groups (yet)")
+        }
         // Only `--events` needs the conditions monitored: the results need the authorization alone,
         // which no condition changes. (Monitoring 100k beacon conditions that start `unknown` writes
         // an event per device and condition when their first exits fall due.)
         var monitoring = MonitoringEngine(policy: try policy.policy())
         monitoring.batchThreads = CommandSupport.usableProcessorCount
+        if let groups { monitoring.setGroups(try CommandSupport.readGroups(groups)) }
         if events != nil {
             do {
                 try monitoring.add(contentsOf: definitions)

@@ -23,6 +23,9 @@ struct Updates: ParsableCommand {
     @Option(help: "GeoJSON FeatureCollection of conditions to monitor beside the updates, for --events (optional).")
     var conditions: String?
 
+    @Option(help: "CSV of group memberships (header device,group) for conditions with properties.groups.")
+    var groups: String?
+
     @Option(help: "JSON Lines or CSV observations; '-' reads standard input.")
     var observations: String
 
@@ -82,7 +85,7 @@ struct Updates: ParsableCommand {
         var monitoring = MonitoringEngine(policy: try policy.policy())
         if let conditions {
             if events != nil {
-                monitoring = try CommandSupport.loadEngine(conditions: conditions, policy: policy.policy(), repair: repairPolygons)
+                monitoring = try CommandSupport.loadEngine(conditions: conditions, groups: groups, policy: policy.policy(), repair: repairPolygons)
             } else {
                 _ = try CommandSupport.readConditions(conditions, repair: repairPolygons, threads: CommandSupport.usableProcessorCount)
             }

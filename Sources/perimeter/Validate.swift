@@ -19,6 +19,9 @@ struct Validate: ParsableCommand {
     @Option(help: "GeoJSON FeatureCollection of conditions.")
     var conditions: String
 
+    @Option(help: "CSV of group memberships (header device,group) for conditions with properties.groups.")
+    var groups: String?
+
     @Flag(help: "Accept invalid polygons that GEOS make-valid can repair.")
     var repairPolygons = false
 
@@ -35,14 +38,21 @@ struct Validate: ParsableCommand {
                 case .beacon: beacons += 1
                 }
             }
-            print("\(conditions): \(definitions.count) conditions OK (\(circles) circles, \(polygons) polygons, \(beacons) beacons)")
+            let scoped = definitions.count { !$0.audience.isEveryone }
+            print("\(conditions): \(definitions.count) conditions OK (\(circles) circles, \(polygons) polygons, \(beacons) beacons"
+                  + (scoped > 0 ? "; \(scoped) for some devices only)" : ")"))
+            if let groups {
+                let members = try GroupsReader.read(contentsOf: groups)
+                CommandSupport.warnAboutGroups(definitions, members: members, path: groups)
+                print("\(groups): \(members.values.reduce(0) { $0 + $1.count }) memberships OK (\(members.count) groups)")
+            }
         } catch {
             // A file that cannot be read is no list of problems: one error, as `evaluate` says it.
             if let unreadable = error.errors.first, error.errors.count == 1, unreadable.line == nil {
                 throw CommandSupport.fail(unreadable.description)
             }
             for problem in error.errors { print(problem.description) }
-            throw CommandSupport.fail("\(conditions): \(error.errors.count) problem\(error.errors.count == 1 ? "" : "s")")
+            throw CommandSupport.fail("\(error.errors.first?.file ?? conditions): \(error.errors.count) problem\(error.errors.count == 1 ? "" : "s")")
         }
     }
 }

@@ -12,7 +12,7 @@ extension DeviceState {
                         policy: MonitoringPolicy, events: inout [MonitorEvent]) {
         guard !matched.isEmpty else { return }
         let due = sighting.time.adding(policy.spans.beaconExitTimeout)
-        for i in matched {
+        for i in matched where catalog.watches(beacon: i, watch) {
             let k: Int
             if let existing = beaconEntries.firstIndex(where: { $0.condition == i }) {
                 k = existing
@@ -82,11 +82,12 @@ extension DeviceState {
         var pending = exitsAtDue[...]
         let others = catalog.beaconStartingOtherwise
         for range in ranges {
-            var k = Self.firstIndex(in: others, notBelow: range.condition)
+            var k = SortedIndices.firstIndex(in: others, notBelow: range.condition)
             while k < others.count && others[k] < range.rangeEnd {
                 let i = others[k]
                 k += 1
-                guard !catalog.beaconRemoved[Int(i)], !beaconEntries.contains(where: { $0.condition == i }) else { continue }
+                guard !catalog.beaconRemoved[Int(i)], catalog.watches(beacon: i, watch),
+                      !beaconEntries.contains(where: { $0.condition == i }) else { continue }
                 while let exit = pending.first, exit.condition < i {
                     pending.removeFirst()
                     while expireOldestHeld(notAfter: due, before: limit, cause: cause, policy: policy, events: &events) {}

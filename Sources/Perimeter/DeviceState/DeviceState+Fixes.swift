@@ -23,7 +23,7 @@ extension DeviceState {
         scratch.beginQuery(conditionCount: Int(count))
         let stamp = scratch.stamp
         var frame = FixFrame(fix.coordinate, margin: margin)
-        catalog.collectReadings(&frame, stamps: &scratch.queryStamps, stamp: stamp, asksAhead: scratch.asksAhead,
+        catalog.collectReadings(&frame, watch: watch, stamps: &scratch.queryStamps, stamp: stamp, asksAhead: scratch.asksAhead,
                                 candidates: &scratch.candidates,
                                 readings: &scratch.readings, clearances: &scratch.clearances)
         var anchorBuilder = FixAnchorBuilder(fix.coordinate, margin: margin,
@@ -89,31 +89,21 @@ extension DeviceState {
         // 3. Waiting runs whose confirmation time has passed: this fix is confidently outside their
         //    untouched pairs too (its candidates were detached above), and completes them.
         while let run = geographicWaiting.first, fix.time.span(since: run.since) >= confirmation {
-            let others = catalog.geographicStartingOtherwise
-            var k = Self.firstIndex(in: others, notBelow: geographicSettled)
-            while k < others.count && others[k] < run.end {
-                let i = others[k]
-                k += 1
-                guard !catalog.geographic[Int(i)].isRemoved, !isDetached(i) else { continue }
-                scratch.changes.append((i, .unsatisfied))
-            }
+            catalog.watchedStartingOtherwise(from: geographicSettled, below: run.end, watch: watch, into: &scratch.starting)
+            for i in scratch.starting where !isDetached(i) { scratch.changes.append((i, .unsatisfied)) }
             geographicSettled = run.end
             geographicWaiting.removeFirst()
-            geographicDetached.removeFirst(Self.firstIndex(in: geographicDetached, notBelow: run.end))
+            geographicDetached.removeFirst(SortedIndices.firstIndex(in: geographicDetached, notBelow: run.end))
         }
         // 4. Conditions not met yet (the device's first valid fix, or conditions added since): every
         //    untouched pair is confidently outside. Without a confirmation time they change now;
         //    with one, those starting otherwise than unsatisfied wait as a run, the candidates
         //    (explicit already) detached from it.
         if settling {
+            catalog.watchedStartingOtherwise(from: unmet, below: count, watch: watch, into: &scratch.starting)
             if confirmation.nanoseconds <= 0 {
                 for i in scratch.candidates { scratch.candidateMarks[Int(i)] = stamp }
-                let others = catalog.geographicStartingOtherwise
-                var k = Self.firstIndex(in: others, notBelow: unmet)
-                while k < others.count {
-                    let i = others[k]
-                    k += 1
-                    guard scratch.candidateMarks[Int(i)] != stamp, !catalog.geographic[Int(i)].isRemoved else { continue }
+                for i in scratch.starting where scratch.candidateMarks[Int(i)] != stamp {
                     var pair = GeographicPairState(state: catalog.geographicInitialState(i))
                     if let state = pair.observe(.outside, at: fix.time, confirmation: confirmation) {
                         scratch.changes.append((i, state))
@@ -121,8 +111,7 @@ extension DeviceState {
                     if !pair.isSettledBaseline { geographicEntries.append(GeographicEntry(condition: i, pair: pair)) }
                 }
                 geographicSettled = count
-            } else if Self.firstIndex(in: catalog.geographicStartingOtherwise, notBelow: unmet)
-                        < catalog.geographicStartingOtherwise.count {
+            } else if !scratch.starting.isEmpty {
                 geographicWaiting.append(WaitingRun(end: count, since: fix.time))
                 for i in scratch.candidates where i >= unmet { detach(i) }
             } else if geographicWaiting.isEmpty {
@@ -277,25 +266,17 @@ extension DeviceState {
     @inline(__always)
     func needsGeometry(_ fix: Fix, catalog: ConditionCatalog, policy: MonitoringPolicy) -> Bool {
         guard fix.isValid, !catalog.geographic.isEmpty else { return false }
-        guard geographicSettled == Int32(catalog.geographic.count), let anchor else { return true }
+        // (A watch made anew, at this record, drops the anchor: what it kept may have changed.)
+        guard geographicSettled == Int32(catalog.geographic.count), watch.epoch == catalog.watchEpoch, let anchor else { return true }
         return !anchor.holds(at: fix.coordinate, margin: policy.margin(for: fix))
     }
 
     /// Takes condition `i` out of its waiting run (a no-op if it is out already).
-    private mutating func detach(_ i: Int32) {
-        let k = Self.firstIndex(in: geographicDetached, notBelow: i)
+    mutating func detach(_ i: Int32) {
+        let k = SortedIndices.firstIndex(in: geographicDetached, notBelow: i)
         if k == geographicDetached.count || geographicDetached[k] != i { geographicDetached.insert(i, at: k) }
     }
 
-    /// The position of the first element ≥ `value` in an ascending array.
-    static func firstIndex(in sorted: [Int32], notBelow value: Int32) -> Int {
-        var low = 0, high = sorted.count
-        while low < high {
-            let mid = (low + high) / 2
-            if sorted[mid] < value { low = mid + 1 } else { high = mid }
-        }
-        return low
-    }
 
     /// Keeps `pair` as condition `i`'s entry, or drops the entry when the pair is back in the settled
     /// baseline (every condition is settled once this fix is done).

@@ -4,23 +4,9 @@ struct DwellTimer: Codable {
     var due: Timestamp
 }
 
-// What a platform profile adds to a device's timeline (docs/profiles.md): the `unmonitored` events
-// of the conditions it leaves out, and dwelling.
+// What a platform profile adds to a device's timeline (docs/profiles.md): dwelling. (The
+// `unmonitored` events are told where the device's watch is made: DeviceState+Watch.swift.)
 extension DeviceState {
-    /// One `unmonitored` event for each condition kept unmonitored that the device has not been told
-    /// of, in the order they were, at the record at `time`.
-    @inline(never)
-    mutating func announceUnmonitored(at time: Timestamp, cause: Int, catalog: ConditionCatalog, policy: MonitoringPolicy,
-                                      events: inout [MonitorEvent]) {
-        let announcements = catalog.unmonitored.announcements
-        for announcement in announcements[Int(announced ?? 0)...] where !announcement.isWithdrawn {
-            var event = MonitorEvent(device: name, identifier: announcement.identifier, state: .unmonitored, date: time, cause: cause)
-            event.delivery.diagnostics = announcement.diagnostic
-            emit(event, policy: policy, events: &events)
-        }
-        announced = Int32(announcements.count)
-    }
-
     /// Sets, or cancels, the dwell timers of the geographic pairs that changed at `time`.
     mutating func updateDwells(_ changes: [(condition: Int32, state: ConditionState)], at time: Timestamp, delay: TimeSpan) {
         var timers = dwells ?? []

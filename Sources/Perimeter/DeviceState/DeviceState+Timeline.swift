@@ -11,10 +11,11 @@ extension DeviceState {
         } else {
             start(at: time, cause: cause, sequence: sequence, grace: grace)
         }
+        if watch.epoch != catalog.watchEpoch { refreshWatch(at: time, catalog: catalog, policy: policy) }
         catchUp(with: catalog, policy: policy)
         advance(to: time, inclusive: false, cause: cause, catalog: catalog, policy: policy, events: &events)
         settle(at: time, cause: cause, grace: grace)
-        if Int(announced ?? 0) < catalog.unmonitored.announcements.count {
+        if watch.isLimited && Int(announcedThrough ?? 0) < catalog.additionCount {
             announceUnmonitored(at: time, cause: cause, catalog: catalog, policy: policy, events: &events)
         }
     }

@@ -44,10 +44,15 @@ struct DeviceState: Codable {
     var beaconScheduled: Int32 = 0
     var exits = ExitQueue()
 
-    /// How many of the catalogue's unmonitored-condition announcements the device has had (nil: none).
-    var announced: Int32?
+    /// Under a profile's limits, how many of the conditions added (in addition order) the device has
+    /// been told of, those it watches but does not monitor (nil: none).
+    var announcedThrough: Int32?
     /// Dwell timers (profiles that report dwelling), in due order; nil or empty: none.
     var dwells: [DwellTimer]?
+
+    /// What the device watches (SPEC §5.6), made again from the catalogue when its audiences change;
+    /// not stored (a restored device makes it at its next record).
+    var watch = Watch()
 
     var authorization: DeviceAuthorization
     /// The authorization last reported, to report only changes.
@@ -61,7 +66,7 @@ struct DeviceState: Codable {
     private enum CodingKeys: String, CodingKey {
         case name, hasStarted, startSequence, firstTime, lastTime, lastCause
         case geographicEntries, geographicSettled, geographicWaiting, geographicDetached
-        case beaconEntries, beaconSettled, beaconScheduled, exits, announced, dwells, authorization, reportedAuthorization
+        case beaconEntries, beaconSettled, beaconScheduled, exits, announcedThrough, dwells, authorization, reportedAuthorization
     }
 
     init(name: String, initialAuthorization: InitialAuthorization) {
@@ -115,7 +120,7 @@ extension DeviceState {
             return GeographicPairState(state: initial)
         }
         // A detached pair without an entry was dropped as settled.
-        if isDetached(i, in: detached) { return GeographicPairState(state: .unsatisfied) }
+        if SortedIndices.contains(detached, i) { return GeographicPairState(state: .unsatisfied) }
         var pair = GeographicPairState(state: initial)
         pair.pending = .outside
         pair.pendingSince = run.since
@@ -123,12 +128,7 @@ extension DeviceState {
     }
 
     /// Whether condition `i` of a waiting run has been detached from it.
-    func isDetached(_ i: Int32) -> Bool { Self.isDetached(i, in: geographicDetached) }
-
-    private static func isDetached(_ i: Int32, in detached: [Int32]) -> Bool {
-        let k = firstIndex(in: detached, notBelow: i)
-        return k < detached.count && detached[k] == i
-    }
+    func isDetached(_ i: Int32) -> Bool { SortedIndices.contains(geographicDetached, i) }
 
     /// The state of a beacon pair, explicit or baseline.
     func beaconPair(_ i: Int32, catalog: ConditionCatalog) -> BeaconPairState {

@@ -15,6 +15,8 @@ struct EvaluationScratch {
     /// Whether a fix asks for the shapes it will read before reading them
     /// (`ConditionCatalog.askForShapes(of:at:)`): one fix at a time, not in a batch.
     var asksAhead = true
+    /// Conditions a fix settles (`ConditionCatalog.watchedStartingOtherwise`).
+    var starting: [Int32] = []
     /// State changes of the current record, by condition index, before they are sorted into events.
     var changes: [(condition: Int32, state: ConditionState)] = []
 

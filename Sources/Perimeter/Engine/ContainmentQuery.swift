@@ -2,7 +2,8 @@ import CBuiltins
 
 /// Which geographic conditions contain a point — boundary included, accuracy ignored — without any
 /// device state: the stateless question peers such as GEOS answer, through the engine's index and
-/// exact predicates. A value: copy one per thread.
+/// exact predicates. A value: copy one per thread. Conditions for devices named one by one
+/// (`ConditionAudience`) are kept with their devices, not in the shared index, and are not answered.
 public struct ContainmentQuery: Sendable {
     let catalog: ConditionCatalog
     private var stamps: [UInt32] = []

@@ -5,91 +5,67 @@ extension MonitoringEngine {
     /// - Parameter assuming: the state the condition starts in for every device; `nil` takes the
     ///   policy's `defaultAssumption`. A beacon condition's exit timer counts from its addition (the
     ///   latest stream time seen so far) or from a device's first record, whichever is later.
-    /// Under a profile with limits or kinds it does not monitor (docs/profiles.md), a condition
-    /// past its type's limit, or of such a kind, is kept unmonitored: each device gets one
-    /// `unmonitored` event for it at its first record after the addition.
-    public mutating func add(_ condition: Condition, identifier: String,
-                             assuming: ConditionState? = nil) throws(ConditionCatalogError) {
+    /// - Parameter audience: the devices that watch it (SPEC §5.6); every device by default.
+    ///
+    /// Under a profile with limits or kinds it does not monitor (docs/profiles.md), a device that
+    /// watches a condition past its type's limit (counted among the conditions it watches), or of
+    /// such a kind, does not monitor it: it gets one `unmonitored` event for it at its next record.
+    public mutating func add(_ condition: Condition, identifier: String, assuming: ConditionState? = nil,
+                             audience: ConditionAudience = .everyone) throws(ConditionCatalogError) {
         let initialState = assuming ?? policy.defaultAssumption
-        guard !catalog.unmonitored.contains(identifier) else { throw .duplicateIdentifier(identifier) }
-        if let diagnostic = unmonitoredDiagnostic(condition, geographic: catalog.monitoredGeographic, beacons: catalog.monitoredBeacons) {
-            try keepUnmonitored(condition, identifier: identifier, initialState: initialState, diagnostic: diagnostic)
-            return
-        }
-        try catalog.add(condition, identifier: identifier, initialState: initialState, addedAt: latestTime)
+        try catalog.add(condition, identifier: identifier, initialState: initialState, addedAt: latestTime, audience: audience)
     }
 
-    /// Adds many conditions at once: the same as calling `add(_:identifier:assuming:)` for each in
-    /// order (a duplicate identifier throws, with the conditions before it added), but polygons'
-    /// evaluation data is built on `batchThreads` threads.
+    /// Adds many conditions at once: the same as calling `add(_:identifier:assuming:audience:)` for
+    /// each in order (a duplicate identifier throws, with the conditions before it added), but
+    /// polygons' evaluation data is built on `batchThreads` threads.
     public mutating func add(contentsOf conditions: [(condition: Condition, identifier: String, assuming: ConditionState?)])
         throws(ConditionCatalogError) {
-        let all = conditions.map { ($0.condition, $0.identifier, $0.assuming ?? policy.defaultAssumption) }
-        guard !policy.profile.monitorsEverything || !catalog.unmonitored.waiting.isEmpty else {
-            try catalog.addAll(all, addedAt: latestTime, threads: batchThreads)
-            return
-        }
-        // Runs of monitored conditions are added together; each unmonitored one after those before it.
-        var run: [(condition: Condition, identifier: String, initialState: ConditionState)] = []
-        var geographic = catalog.monitoredGeographic, beacons = catalog.monitoredBeacons
-        for (condition, identifier, initialState) in all {
-            guard !catalog.unmonitored.contains(identifier) else {
-                try catalog.addAll(run, addedAt: latestTime, threads: batchThreads)
-                throw .duplicateIdentifier(identifier)
-            }
-            if let diagnostic = unmonitoredDiagnostic(condition, geographic: geographic, beacons: beacons) {
-                try catalog.addAll(run, addedAt: latestTime, threads: batchThreads)
-                run.removeAll()
-                try keepUnmonitored(condition, identifier: identifier, initialState: initialState, diagnostic: diagnostic)
-            } else {
-                run.append((condition, identifier, initialState))
-                if case .beacon = condition { beacons += 1 } else { geographic += 1 }
-            }
-        }
-        try catalog.addAll(run, addedAt: latestTime, threads: batchThreads)
+        try add(contentsOf: conditions.map { ($0.condition, $0.identifier, $0.assuming, ConditionAudience.everyone) })
     }
 
-    /// Why the profile leaves `condition` unmonitored when `geographic` and `beacons` conditions are
-    /// monitored; `nil`: it is monitored.
-    private func unmonitoredDiagnostic(_ condition: Condition, geographic: Int, beacons: Int) -> Diagnostics? {
-        let profile = policy.profile
-        let isMonitoredKind = switch condition {
-        case .circle: true
-        case .polygon: profile.monitorsPolygons
-        case .beacon: profile.monitorsBeacons
-        }
-        guard isMonitoredKind else { return .conditionUnsupported }
-        guard let limit = profile.conditionLimit else { return nil }
-        let count = if case .beacon = condition { beacons } else { geographic }
-        return count >= limit ? .conditionLimitExceeded : nil
+    /// `add(contentsOf:)` with each condition's audience.
+    public mutating func add(contentsOf conditions: [(condition: Condition, identifier: String, assuming: ConditionState?,
+                                                      audience: ConditionAudience)]) throws(ConditionCatalogError) {
+        let all = conditions.map { ($0.condition, $0.identifier, $0.assuming ?? policy.defaultAssumption, $0.audience) }
+        try catalog.addAll(all, addedAt: latestTime, threads: batchThreads)
     }
 
-    private mutating func keepUnmonitored(_ condition: Condition, identifier: String, initialState: ConditionState,
-                                          diagnostic: Diagnostics) throws(ConditionCatalogError) {
-        guard catalog.entry(identifier) == nil else { throw .duplicateIdentifier(identifier) }
-        guard initialState.isConditionState else { throw .notAStartingState(initialState) }
-        catalog.unmonitored.append(ConditionAddition(condition: condition, identifier: identifier, initialState: initialState,
-                                                     addedAt: latestTime, isRemoved: false),
-                                   diagnostic: diagnostic)
-    }
-
-    /// Stops monitoring a condition, monitored or kept unmonitored; returns whether there was one.
-    /// Under a limit, the place it frees goes to the earliest condition of its type kept unmonitored
-    /// for the limit, monitored from now on as if added now.
+    /// Stops monitoring a condition; returns whether there was one. Under a limit, the place it frees
+    /// for a device goes to the next condition of its type that the device watches, monitored from
+    /// the device's next record on, as if added then.
     @discardableResult
     public mutating func remove(_ identifier: String) -> Bool {
-        if catalog.unmonitored.remove(identifier) { return true }
-        guard let entry = catalog.entry(identifier), catalog.remove(identifier) else { return false }
-        let isGeographic = if case .geographic = entry { true } else { false }
-        if let next = catalog.unmonitored.removeFirstUnderLimit(geographic: isGeographic) {
-            // (It cannot be refused: its identifier is free, and it was a condition's.)
-            try? catalog.add(next.condition, identifier: next.identifier, initialState: next.initialState, addedAt: latestTime)
-        }
-        return true
+        catalog.remove(identifier)
     }
 
-    /// Identifiers of the conditions kept unmonitored under the profile, in the order they were added.
-    public var unmonitoredIdentifiers: [String] { catalog.unmonitored.waiting.map(\.addition.identifier) }
+    /// Sets every device's groups anew, as a groups file gives them (`members`: each group's
+    /// devices): a condition for a group is watched by its members from their next record on.
+    ///
+    /// ```swift
+    /// engine.setGroups(["drivers": ["ana", "ben"], "night-shift": ["ben"]])
+    /// ```
+    public mutating func setGroups(_ members: [String: [String]]) { catalog.setGroups(members) }
+
+    /// The groups `device` is in (`setGroups(_:)`), sorted.
+    public func groups(of device: String) -> [String] { catalog.audiences.groups(of: device) }
+
+    /// The devices that watch the condition `identifier`, if there is one.
+    public func audience(of identifier: String) -> ConditionAudience? {
+        switch catalog.entry(identifier) {
+        case .geographic(let i)?: catalog.audiences.audience(geographic: i)
+        case .beacon(let i)?: catalog.audiences.audience(beacon: i)
+        case nil: nil
+        }
+    }
+
+    /// Identifiers of the conditions `device` watches but does not monitor under the profile, in the
+    /// order they were added.
+    public func unmonitoredIdentifiers(for device: String) -> [String] {
+        var identifiers: [String] = []
+        _ = catalog.forEachUnmonitored(from: 0, watch: catalog.watch(for: device)) { identifier, _ in identifiers.append(identifier) }
+        return identifiers
+    }
 
     /// Lays out the condition indexes now rather than at the next record, so that the first record
     /// after a large addition does not pay for it (the engine calls it itself when it must).
@@ -112,9 +88,21 @@ extension MonitoringEngine {
 
     /// The current state of a condition for a device — its true state, whatever was delivered;
     /// `nil` if the condition is not monitored. A device not seen yet is in the starting state.
-    /// A condition the profile keeps unmonitored is `unmonitored`.
+    /// A condition the device watches but the profile leaves it unmonitored is `unmonitored`; one
+    /// the device does not watch (`ConditionAudience`) is `nil`.
     public func state(of identifier: String, device: String) -> ConditionState? {
-        guard let entry = catalog.entry(identifier) else { return catalog.unmonitored.contains(identifier) ? .unmonitored : nil }
+        guard let entry = catalog.entry(identifier) else { return nil }
+        if catalog.audiences.hasAudiences || catalog.perDeviceLimits != nil {
+            let watch = catalog.watch(for: device)
+            switch entry {
+            case .geographic(let i):
+                guard catalog.watches(geographic: i, watch) else { return nil }
+                if watch.isLimited && !SortedIndices.contains(watch.privateGeographic, i) { return .unmonitored }
+            case .beacon(let i):
+                guard catalog.watches(beacon: i, watch.ignoringLimits) else { return nil }
+                if !catalog.watches(beacon: i, watch) { return .unmonitored }
+            }
+        }
         let d = deviceIndex[device].map { devices[$0] }.flatMap { $0.hasStarted ? $0 : nil }
         switch entry {
         case .geographic(let i):

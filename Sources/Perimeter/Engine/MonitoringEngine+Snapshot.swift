@@ -25,9 +25,8 @@ extension MonitoringEngine {
         var authorizationChanges: [AuthorizationChange]
         var fixesAnsweredByAnchor: Int
         var fixesMeasuredNearAnchor: Int
-        /// The conditions the profile keeps unmonitored, and what devices were told of them; absent
-        /// when there are none (and in snapshots from before profiles had limits).
-        var unmonitored: UnmonitoredConditions?
+        /// Each group's devices (`MonitoringEngine.setGroups(_:)`); absent when none was set.
+        public internal(set) var groups: [String: [String]]?
 
         /// How many devices it holds.
         public var deviceCount: Int { devices.count }
@@ -46,14 +45,14 @@ extension MonitoringEngine {
                 if removedSince.remove(addition.identifier) != nil { catalog.remove(addition.identifier) }
                 do {
                     try catalog.add(addition.condition, identifier: addition.identifier, initialState: addition.initialState,
-                                    addedAt: addition.addedAt)
+                                    addedAt: addition.addedAt, audience: addition.audience)
                 } catch {
                     throw SnapshotProblem("condition \(addition.identifier): \(error)")
                 }
                 if addition.isRemoved { removedSince.insert(addition.identifier) }
             }
             for identifier in removedSince { catalog.remove(identifier) }
-            catalog.unmonitored = unmonitored ?? UnmonitoredConditions()
+            if let groups { catalog.setGroups(groups) }
             let geographic = Int32(catalog.geographic.count), beacons = Int32(catalog.beacons.count)
             var names = Set<String>()
             for device in devices.map(\.state) {
@@ -63,7 +62,7 @@ extension MonitoringEngine {
                       device.beaconEntries.allSatisfy({ $0.condition >= 0 && $0.condition < beacons }),
                       device.beaconSettled <= beacons, device.beaconScheduled <= beacons,
                       device.exits.conditionsAreBelow(beacons),
-                      Int(device.announced ?? 0) <= (unmonitored?.announcements.count ?? 0),
+                      Int(device.announcedThrough ?? 0) <= catalog.additionCount,
                       (device.dwells ?? []).allSatisfy({ $0.condition >= 0 && $0.condition < geographic }) else {
                     throw SnapshotProblem("device \(device.name) has the state of a condition the snapshot does not have")
                 }
@@ -77,7 +76,7 @@ extension MonitoringEngine {
         Snapshot(conditions: catalog.additions, devices: devices.map(Snapshot.DeviceSnapshot.init), latestTime: latestTime, recordSequence: recordSequence,
                  requestOutcomes: requestOutcomes, authorizationChanges: authorizationChanges,
                  fixesAnsweredByAnchor: fixesAnsweredByAnchor, fixesMeasuredNearAnchor: fixesMeasuredNearAnchor,
-                 unmonitored: catalog.unmonitored.announcements.isEmpty ? nil : catalog.unmonitored)
+                 groups: catalog.audiences.members)
     }
 }
 

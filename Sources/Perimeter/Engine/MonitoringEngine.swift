@@ -30,6 +30,7 @@ public struct MonitoringEngine: Sendable {
         precondition(policy.problem() == nil, policy.problem() ?? "")
         self.policy = policy
         catalog = ConditionCatalog()
+        if !policy.profile.monitorsEverything { catalog.perDeviceLimits = policy.profile }
     }
 
     /// The engine a `snapshot()` was taken of: the same conditions, numbered alike, every device's
@@ -41,6 +42,7 @@ public struct MonitoringEngine: Sendable {
     public init(policy: MonitoringPolicy, restoring snapshot: Snapshot) throws(SnapshotProblem) {
         self.init(policy: policy)
         catalog = try snapshot.restoredCatalog()
+        if !policy.profile.monitorsEverything { catalog.perDeviceLimits = policy.profile }
         devices = snapshot.devices.map(\.state)
         deviceIndex = Dictionary(devices.indices.map { (devices[$0].name, $0) }, uniquingKeysWith: { first, _ in first })
         latestTime = snapshot.latestTime
@@ -111,16 +113,19 @@ public struct MonitoringEngine: Sendable {
     public func startEventBound(_ device: DeviceID) -> Int {
         let di = Int(device.index)
         let geographic = catalog.geographicStartingOtherwise, beacons = catalog.beaconStartingOtherwise
-        return geographic.count - DeviceState.firstIndex(in: geographic, notBelow: devices[di].geographicSettled)
-            + beacons.count - DeviceState.firstIndex(in: beacons, notBelow: devices[di].beaconSettled)
-            + catalog.unmonitored.announcements.count - Int(devices[di].announced ?? 0)
+        let settled = devices[di].geographicSettled
+        let own = catalog.hasPrivateStartingOtherwise
+            ? catalog.audiences.privateGeographic(of: devices[di].name).count { $0 >= settled } : 0
+        return geographic.count - SortedIndices.firstIndex(in: geographic, notBelow: settled) + own
+            + beacons.count - SortedIndices.firstIndex(in: beacons, notBelow: devices[di].beaconSettled)
+            + (catalog.perDeviceLimits == nil ? 0 : catalog.additionCount - Int(devices[di].announcedThrough ?? 0))
     }
 
     /// Whether any condition starts otherwise than unsatisfied, or is left unmonitored by the profile
     /// (`startEventBound(_:)` can be above 0).
     public var hasStartEvents: Bool {
-        !catalog.geographicStartingOtherwise.isEmpty || !catalog.beaconStartingOtherwise.isEmpty
-            || !catalog.unmonitored.announcements.isEmpty
+        !catalog.geographicStartingOtherwise.isEmpty || catalog.hasPrivateStartingOtherwise || !catalog.beaconStartingOtherwise.isEmpty
+            || catalog.perDeviceLimits != nil
     }
 
     /// `process(_:device:cause:into:)` for a device already named by `deviceID(_:)`.

@@ -4,7 +4,7 @@ import Foundation
 extension ConditionCatalog: CoverGridShapes {
     var geographicCount: Int { geographic.count }
 
-    func isRemoved(_ i: Int32) -> Bool { geographic[Int(i)].isRemoved }
+    func isLeftOut(_ i: Int32) -> Bool { isLeftOutOfSharedIndex(i) }
 
     /// Which side of geographic condition `i`'s boundary a cover-grid cell's centre is on, and a lower
     /// bound on its distance to the boundary (as `reading(_:_:)` measures it); `crossed` with 0 when

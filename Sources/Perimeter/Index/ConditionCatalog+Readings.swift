@@ -9,6 +9,37 @@ extension ConditionCatalog {
         beaconMatcher.matches(identity, into: &result)
     }
 
+    /// Whether beacon condition `i` is one `watch`'s device watches (and monitors, under per-device
+    /// limits).
+    @inline(__always)
+    func watches(beacon i: Int32, _ watch: Watch) -> Bool {
+        if let monitored = watch.monitoredBeacons { return SortedIndices.contains(monitored, i) }
+        return !audiences.filtersBeacons || watch.watches(audiences.beacons[Int(i)])
+    }
+
+    /// The geographic conditions from `lo` below `hi` that `watch`'s device watches, starting otherwise
+    /// than unsatisfied and not removed, ascending, into `result` (emptied first): those a device's
+    /// fix settles one by one.
+    func watchedStartingOtherwise(from lo: Int32, below hi: Int32, watch: Watch, into result: inout [Int32]) {
+        result.removeAll(keepingCapacity: true)
+        let others = watch.isLimited ? [] : geographicStartingOtherwise
+        var k = SortedIndices.firstIndex(in: others, notBelow: lo)
+        while k < others.count && others[k] < hi {
+            let i = others[k]
+            k += 1
+            guard !geographic[Int(i)].isRemoved, !audiences.filtersShared || watch.watches(audiences.geographic[Int(i)]) else { continue }
+            result.append(i)
+        }
+        let own = watch.privateGeographic
+        guard !own.isEmpty else { return }
+        let shared = result.count
+        for i in own[SortedIndices.firstIndex(in: own, notBelow: lo)...] {
+            guard i < hi else { break }
+            if geographic[Int(i)].initialState != .unsatisfied && !geographic[Int(i)].isRemoved { result.append(i) }
+        }
+        if shared > 0 && result.count > shared { result.sort() }
+    }
+
     func beaconIdentifier(_ i: Int32) -> String { beaconIdentifiers[Int(i)] }
     func beaconInitialState(_ i: Int32) -> ConditionState { beacons[Int(i)].initialState }
     func geographicIdentifier(_ i: Int32) -> String { geographicIdentifiers[Int(i)] }
@@ -46,6 +77,18 @@ extension ConditionCatalog {
     @inline(__always)
     private func isPresent(_ i: Int32, meeting query: BoundingBox) -> Bool {
         !geographic[Int(i)].isRemoved && boxMeets(i, query)
+    }
+
+    /// Whether geographic condition `i` is in the shared index and watched by `watch`'s device.
+    @inline(__always)
+    private func isShared(_ i: Int32, watchedBy watch: Watch) -> Bool {
+        !audiences.hasAudiences || (!audiences.isPrivate(geographic: i) && watch.watches(audiences.geographic[Int(i)]))
+    }
+
+    /// Whether geographic condition `i` is still monitored, in the shared index, and its box meets `query`.
+    @inline(__always)
+    private func isPresentAndShared(_ i: Int32, meeting query: BoundingBox) -> Bool {
+        isPresent(i, meeting: query) && !isLeftOutOfSharedIndex(i)
     }
 
     /// Asks for the shapes of `conditions` that a reading at `c` will read first, for one fix at a
@@ -149,9 +192,31 @@ extension ConditionCatalog {
     /// `clearances` gets, per candidate, a lower bound on the great-circle distance from the fix to
     /// its boundary that the cover grid knew without measuring, 0 where it knew none
     /// (`reading(_:_:need:sideNeed:offset:clearance:)`).
+    ///
+    /// Only conditions the device watches (`watch`) are collected: those of the shared index that its
+    /// audiences allow, and its private ones, each a candidate within the distance
+    /// `nonCandidateDistance(margin:)` promises for those left out.
     @inline(__always)
-    func collectReadings(_ frame: inout FixFrame, stamps: inout [UInt32], stamp: UInt32, asksAhead: Bool,
+    func collectReadings(_ frame: inout FixFrame, watch: Watch, stamps: inout [UInt32], stamp: UInt32, asksAhead: Bool,
                          candidates: inout [Int32], readings: inout [Reading], clearances: inout [Double]) {
+        if !watch.isLimited {
+            collectSharedReadings(&frame, watch: watch, stamps: &stamps, stamp: stamp, asksAhead: asksAhead,
+                                  candidates: &candidates, readings: &readings, clearances: &clearances)
+        }
+        guard !watch.privateGeographic.isEmpty else { return }
+        let query = BoundingBox.marginBox(around: frame.coordinate, metres: max(frame.margin, coverGrid.reach))
+        for i in watch.privateGeographic where !geographic[Int(i)].isRemoved && boxMeets(i, query) {
+            candidates.append(i)
+            readings.append(reading(i, &frame))
+            clearances.append(0)
+        }
+    }
+
+    /// `collectReadings` over the shared index.
+    @inline(__always)
+    private func collectSharedReadings(_ frame: inout FixFrame, watch: Watch, stamps: inout [UInt32], stamp: UInt32,
+                                       asksAhead: Bool, candidates: inout [Int32], readings: inout [Reading],
+                                       clearances: inout [Double]) {
         let m = frame.margin
         if !coverGrid.isEmpty && m <= coverGrid.reach {
             let (range, offset) = coverGrid.entries(at: frame.coordinate)
@@ -163,6 +228,7 @@ extension ConditionCatalog {
             for k in range {
                 let e = coverGrid.entry(k)
                 guard !hasRemovedGeographic || !geographic[Int(e.condition)].isRemoved else { continue }
+                guard !audiences.filtersShared || watch.watches(audiences.geographic[Int(e.condition)]) else { continue }
                 var clearance = 0.0
                 let reading = self.reading(e, &frame, need: need, sideNeed: sideNeed, offset: offset, clearance: &clearance)
                 candidates.append(e.condition)
@@ -174,7 +240,7 @@ extension ConditionCatalog {
             // Those the grid does not list: too large for it, or added since it was built.
             let query = BoundingBox.marginBox(around: frame.coordinate, metres: m)
             func consider(_ i: Int32) {
-                guard isPresent(i, meeting: query) else { return }
+                guard isPresent(i, meeting: query), isShared(i, watchedBy: watch) else { return }
                 candidates.append(i)
                 readings.append(reading(i, &frame))
                 clearances.append(0)
@@ -185,7 +251,7 @@ extension ConditionCatalog {
         }
         let first = candidates.count
         index.collect(around: frame.coordinate, margin: m, stamps: &stamps, stamp: stamp, into: &candidates,
-                      meets: isPresent(_:meeting:))
+                      meets: { isPresent($0, meeting: $1) && isShared($0, watchedBy: watch) })
         for k in first..<candidates.count {
             readings.append(reading(candidates[k], &frame))
             clearances.append(0)
@@ -212,13 +278,13 @@ extension ConditionCatalog {
             let built = coverGrid.builtThrough, count = Int32(geographic.count)
             for k in coverGrid.excluded.indices where covers(coverGrid.excluded[k], &frame) { result.append(coverGrid.excluded[k]) }
             if built < count {
-                for i in built..<count where covers(i, &frame) { result.append(i) }
+                for i in built..<count where !isLeftOutOfSharedIndex(i) && covers(i, &frame) { result.append(i) }
             }
             return
         }
         candidates.removeAll(keepingCapacity: true)
         index.collect(around: c, margin: 0, stamps: &stamps, stamp: stamp, into: &candidates,
-                      meets: isPresent(_:meeting:))
+                      meets: isPresentAndShared(_:meeting:))
         for i in candidates where covers(i, &frame) { result.append(i) }
     }
 
@@ -227,7 +293,7 @@ extension ConditionCatalog {
     /// it; `nil` otherwise. A batch then tests each point against each polygon directly, in
     /// ascending order as the grid would list them.
     func fewPolygons() -> (indices: [Int32], shapes: [PolygonShape])? {
-        guard geographic.count <= Self.fewPolygonCount, !coverGrid.isEmpty, coverGrid.builtThrough == Int32(geographic.count),
+        guard geographic.count <= Self.fewPolygonCount, !audiences.hasAudiences, !coverGrid.isEmpty, coverGrid.builtThrough == Int32(geographic.count),
               coverGrid.holdsNoEntries || coverGrid.excluded.isEmpty else { return nil }
         var indices: [Int32] = [], shapes: [PolygonShape] = []
         for (i, s) in geographic.enumerated() where !s.isRemoved {

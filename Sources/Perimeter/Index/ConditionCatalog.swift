@@ -88,12 +88,6 @@ struct ConditionCatalog: Sendable {
 
     private(set) var geographic: [Geographic] = []
     private(set) var beacons: [Beacon] = []
-    /// Conditions monitored now (removed ones not counted), per type: what a profile's limit counts.
-    private(set) var monitoredGeographic = 0
-    private(set) var monitoredBeacons = 0
-    /// Conditions the profile leaves unmonitored (the engine decides which); devices read their
-    /// announcements.
-    var unmonitored = UnmonitoredConditions()
     private(set) var geographicIdentifiers: [String] = []
     private(set) var beaconIdentifiers: [String] = []
     private var lookup = IdentifierTable()
@@ -113,9 +107,12 @@ struct ConditionCatalog: Sendable {
     /// chord cannot settle (`CircleShape`), and for boxes on the condition index's path.
     private(set) var circleCentres: [Coordinate] = []
     private(set) var polygonShapes: [PolygonShape] = []
-    /// Geographic conditions whose starting state is not unsatisfied, ascending: the only ones a
-    /// device's first fix must settle one by one.
+    /// Shared geographic conditions whose starting state is not unsatisfied, ascending: the only ones
+    /// a device's first fix must settle one by one, with its own private ones.
     private(set) var geographicStartingOtherwise: [Int32] = []
+    /// Whether a private geographic condition (`ConditionAudiences`) starts otherwise than unsatisfied:
+    /// those are not in `geographicStartingOtherwise`, but each in its devices' lists.
+    private(set) var hasPrivateStartingOtherwise = false
     /// Runs of beacon conditions added at the same stream time: (first index, addition time).
     private(set) var beaconEpochs: [(start: Int32, addedAt: Timestamp?)] = []
     /// Beacon conditions whose starting state is not unsatisfied, ascending: the only ones a first
@@ -127,6 +124,18 @@ struct ConditionCatalog: Sendable {
     /// Whether each beacon condition was removed (read per queued exit).
     private(set) var beaconRemoved: [Bool] = []
     private(set) var coverGrid = CoverGrid()
+    /// Which devices watch which conditions.
+    private(set) var audiences = ConditionAudiences()
+    /// The profile, when it does not monitor everything (a limit, or kinds it leaves out): its limits
+    /// count per device, each device's `Watch` saying which of the conditions it watches it monitors.
+    var perDeviceLimits: PlatformProfile? {
+        didSet { changes += 1 }
+    }
+    /// Additions and removals, counted under limits (which they change).
+    private var changes = 0
+    /// Changes whenever what a device watches, or monitors, may have: devices compare it with their
+    /// `Watch`'s.
+    var watchEpoch: Int { audiences.epoch &+ changes }
     /// About how many bytes the polygons' evaluation data takes, counted as they are added: a polygon
     /// is its edges several times over (raster, lists).
     private(set) var polygonBytes = 0
@@ -134,7 +143,8 @@ struct ConditionCatalog: Sendable {
     /// - Parameter polygonShape: the polygon's evaluation data when the caller built it already
     ///   (`PolygonShape(polygon.polygons)`; `addAll` builds many in parallel).
     mutating func add(_ condition: Condition, identifier: String, initialState: ConditionState,
-                      addedAt: Timestamp?, polygonShape: PolygonShape? = nil) throws(ConditionCatalogError) {
+                      addedAt: Timestamp?, audience: ConditionAudience = .everyone,
+                      polygonShape: PolygonShape? = nil) throws(ConditionCatalogError) {
         guard entry(identifier) == nil else { throw .duplicateIdentifier(identifier) }
         guard initialState.isConditionState else { throw .notAStartingState(initialState) }
         let entry: Entry
@@ -145,26 +155,27 @@ struct ConditionCatalog: Sendable {
             circleShapes.append(shape)
             circleCentres.append(circle.center)
             entry = addGeographic(identifier: identifier, isPolygon: false, slot: Int32(circleShapes.count - 1),
-                                  initialState: initialState)
+                                  initialState: initialState, audience: audience)
         case .polygon(let polygon):
             guard polygonShapes.count < Geographic.slotLimit else { throw .tooManyConditions(limit: Int(Geographic.slotLimit)) }
             let shape = polygonShape ?? PolygonShape(polygon.polygons)
             polygonShapes.append(shape)
             polygonBytes += shape.locator.edgeCount * 4 * MemoryLayout<Double>.size * 3
             entry = addGeographic(identifier: identifier, isPolygon: true, slot: Int32(polygonShapes.count - 1),
-                                  initialState: initialState, hasSeamEdges: shape.locator.hasSeamEdges)
+                                  initialState: initialState, audience: audience, hasSeamEdges: shape.locator.hasSeamEdges)
         case .beacon(let beacon):
             let i = Int32(beacons.count)
             beacons.append(Beacon(condition: beacon, initialState: initialState, addedAt: addedAt))
             beaconIdentifiers.append(identifier)
             beaconRemoved.append(false)
+            audiences.appendBeacon(i, audience: audience)
             if initialState != .unsatisfied { beaconStartingOtherwise.append(i) }
             if beaconEpochs.last.map({ $0.addedAt != addedAt }) ?? true { beaconEpochs.append((i, addedAt)) }
             beaconMatcherIsStale = true
             entry = .beacon(i)
         }
+        if perDeviceLimits != nil { changes += 1 }
         let step: Int32 = if case .geographic = entry { 1 } else { -1 }
-        if step > 0 { monitoredGeographic += 1 } else { monitoredBeacons += 1 }
         if let last = additionRuns.last, (last > 0) == (step > 0), last != .max, last != .min {
             additionRuns[additionRuns.count - 1] += step
         } else {
@@ -189,7 +200,8 @@ struct ConditionCatalog: Sendable {
     /// Adds `conditions` in order, as one `add` after another would (stopping at the first duplicate
     /// identifier, with those before it added), building the polygons' evaluation data — the costly
     /// part — on `threads` threads first.
-    mutating func addAll(_ conditions: [(condition: Condition, identifier: String, initialState: ConditionState)],
+    mutating func addAll(_ conditions: [(condition: Condition, identifier: String, initialState: ConditionState,
+                                         audience: ConditionAudience)],
                          addedAt: Timestamp?, threads: Int) throws(ConditionCatalogError) {
         let polygons = conditions.indices.filter { if case .polygon = conditions[$0].condition { true } else { false } }
         var shapes = [PolygonShape?](repeating: nil, count: conditions.count)
@@ -217,17 +229,22 @@ struct ConditionCatalog: Sendable {
         let geographicNames = geographicIdentifiers, beaconNames = beaconIdentifiers
         lookup.reserve(conditions.count) { Self.identifier(of: $0, geographicNames, beaconNames) }
         for (i, c) in conditions.enumerated() {
-            try add(c.condition, identifier: c.identifier, initialState: c.initialState, addedAt: addedAt, polygonShape: shapes[i])
+            try add(c.condition, identifier: c.identifier, initialState: c.initialState, addedAt: addedAt, audience: c.audience,
+                    polygonShape: shapes[i])
         }
     }
 
     private mutating func addGeographic(identifier: String, isPolygon: Bool, slot: Int32, initialState: ConditionState,
-                                        hasSeamEdges: Bool = false) -> Entry {
+                                        audience: ConditionAudience, hasSeamEdges: Bool = false) -> Entry {
         let i = Int32(geographic.count)
         geographic.append(Geographic(isPolygon: isPolygon, slot: slot, initialState: initialState, hasSeamEdges: hasSeamEdges))
         geographicIdentifiers.append(identifier)
         index.insert(i)
-        if initialState != .unsatisfied { geographicStartingOtherwise.append(i) }
+        audiences.appendGeographic(i, audience: audience)
+        // (A private condition's devices find it in their own lists: `Watch.privateGeographic`.)
+        if initialState != .unsatisfied {
+            if audience.isPrivate { hasPrivateStartingOtherwise = true } else { geographicStartingOtherwise.append(i) }
+        }
         return .geographic(i)
     }
 
@@ -240,7 +257,7 @@ struct ConditionCatalog: Sendable {
             beaconMatcherIsStale = false
         }
         if index.needsRebuild || (force && index.hasUnindexed) {
-            index.rebuild((0..<Int32(geographic.count)).compactMap { geographic[Int($0)].isRemoved ? nil : ($0, boundingBox($0)) })
+            index.rebuild((0..<Int32(geographic.count)).compactMap { isLeftOutOfSharedIndex($0) ? nil : ($0, boundingBox($0)) })
         }
         let pending = geographic.count - Int(coverGrid.builtThrough)
         if (pending > 32 && pending * 256 > geographic.count) || (force && pending > 0) {
@@ -258,8 +275,11 @@ struct ConditionCatalog: Sendable {
         guard coverGrid.hasCells, circleShapes.count > 1 else { return }
         var owner = [Int32](repeating: 0, count: circleShapes.count)
         for i in geographic.indices where !geographic[i].isPolygon { owner[Int(geographic[i].slot)] = Int32(i) }
+        // (Private circles go last, in addition order: a device's own lie together, as it reads them.)
+        let privateKey = audiences.hasAudiences ? UInt32.max : nil
         var order = circleShapes.indices.map { s in
-            UInt64(coverGrid.sortKey(circleCentres[s])) << 32 | UInt64(s)
+            let key = privateKey.flatMap { audiences.isPrivate(geographic: owner[s]) ? $0 : nil } ?? coverGrid.sortKey(circleCentres[s])
+            return UInt64(key) << 32 | UInt64(s)
         }
         CellOrder.sort(&order)
         let shapes = circleShapes, centres = circleCentres
@@ -276,15 +296,14 @@ struct ConditionCatalog: Sendable {
         guard let entry = lookup.remove(identifier, identifierOf: { Self.identifier(of: $0, geographicNames, beaconNames) }) else {
             return false
         }
+        if perDeviceLimits != nil { changes += 1 }
         switch entry {
         case .geographic(let i):
             geographic[Int(i)].markRemoved()
             hasRemovedGeographic = true
-            monitoredGeographic -= 1
         case .beacon(let i):
             beaconRemoved[Int(i)] = true
             beaconMatcherIsStale = true
-            monitoredBeacons -= 1
         }
         return true
     }
@@ -303,11 +322,12 @@ struct ConditionCatalog: Sendable {
             ("beacon conditions", HeapBytes.of(beacons) + HeapBytes.of(beaconRemoved) + HeapBytes.of(beaconEpochs)
                 + HeapBytes.of(beaconStartingOtherwise)),
             ("beacon matcher", beaconMatcher.heapBytes),
+            ("audiences", audiences.heapBytes),
         ]
     }
 
     /// Calls `body` with every condition ever added, removed ones included, in addition order.
-    private func forEachAddition(_ body: (Entry) -> Void) {
+    func forEachAddition(_ body: (Entry) -> Void) {
         var g = 0, b = 0
         for run in additionRuns {
             if run > 0 {
@@ -332,15 +352,26 @@ struct ConditionCatalog: Sendable {
                     ? .polygon(PolygonalGeographicCondition(checked: polygonShapes[Int(s.slot)].locator.polygons))
                     : .circle(circle(inSlot: s.slot))
                 result.append(ConditionAddition(condition: condition, identifier: geographicIdentifiers[Int(i)],
-                                                initialState: s.initialState, addedAt: nil, isRemoved: s.isRemoved))
+                                                initialState: s.initialState, addedAt: nil, isRemoved: s.isRemoved,
+                                                audience: audiences.audience(geographic: i)))
             case .beacon(let i):
                 let beacon = beacons[Int(i)]
                 result.append(ConditionAddition(condition: .beacon(beacon.condition), identifier: beaconIdentifiers[Int(i)],
                                                 initialState: beacon.initialState, addedAt: beacon.addedAt,
-                                                isRemoved: beaconRemoved[Int(i)]))
+                                                isRemoved: beaconRemoved[Int(i)], audience: audiences.audience(beacon: i)))
             }
         }
         return result
+    }
+
+    /// Sets every device's groups anew (`MonitoringEngine.setGroups(_:)`).
+    mutating func setGroups(_ members: [String: [String]]) { audiences.setGroups(members) }
+
+    /// Whether geographic condition `i` is out of the shared index (the condition index and the cover
+    /// grid): removed, or private (`ConditionAudiences`).
+    @inline(__always)
+    func isLeftOutOfSharedIndex(_ i: Int32) -> Bool {
+        geographic[Int(i)].isRemoved || (audiences.hasAudiences && audiences.isPrivate(geographic: i))
     }
 
     /// Identifiers of the monitored conditions, in addition order.

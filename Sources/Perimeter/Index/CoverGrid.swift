@@ -67,7 +67,7 @@ struct CoverGrid: Sendable, Equatable {
         // The extent and a typical size, from the live conditions' boxes.
         var extent: BoundingBox?
         var sizes: [Double] = []
-        for i in 0..<count where !shapes.isRemoved(Int32(i)) {
+        for i in 0..<count where !shapes.isLeftOut(Int32(i)) {
             let box = shapes.boundingBox(Int32(i))
             extent = extent.map { $0.union(box) } ?? box
             sizes.append((box.maxLatitude - box.minLatitude) * Geodesy.metresPerDegree)
@@ -135,7 +135,7 @@ struct CoverGrid: Sendable, Equatable {
         let runs = (0..<runCount).map { k in
             CoverRun(start: count * k / runCount, end: count * (k + 1) / runCount) {
                 [minLatitude, minLongitude, latitudeStep, longitudeStep, rows, columns, reach, area, rowCentres, columnCentres, packing] run, i in
-                guard !shapes.isRemoved(Int32(i)) else { return }
+                guard !shapes.isLeftOut(Int32(i)) else { return }
                 let box = Geodesy.expanded(shapes.boundingBox(Int32(i)), metres: reach)
                 guard box.minLongitude >= minLongitude, box.maxLongitude <= area.maxLongitude,
                       box.minLatitude >= minLatitude, box.maxLatitude <= area.maxLatitude else {

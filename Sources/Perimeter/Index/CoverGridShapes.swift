@@ -6,8 +6,8 @@ import Foundation
 protocol CoverGridShapes: Sendable {
     /// How many geographic conditions are numbered, removed ones included.
     var geographicCount: Int { get }
-    /// Whether condition `i` was removed (the grid leaves it out).
-    func isRemoved(_ i: Int32) -> Bool
+    /// Whether the grid leaves condition `i` out (removed, or kept elsewhere).
+    func isLeftOut(_ i: Int32) -> Bool
     /// Condition `i`'s bounding box.
     func boundingBox(_ i: Int32) -> BoundingBox
     /// Condition `i`'s shape when it is a polygon whose cells can be classified row by row.

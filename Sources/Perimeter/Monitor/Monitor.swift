@@ -78,8 +78,10 @@ public actor Monitor {
 
     /// Starts monitoring `condition` under `identifier`; `assuming` is its starting state
     /// (`nil`: the policy's default).
-    public func add(_ condition: Condition, identifier: String, assuming: ConditionState? = nil) throws(ConditionCatalogError) {
-        try engine.add(condition, identifier: identifier, assuming: assuming)
+    /// `audience`: the devices that watch it (`ConditionAudience`); every device by default.
+    public func add(_ condition: Condition, identifier: String, assuming: ConditionState? = nil,
+                    audience: ConditionAudience = .everyone) throws(ConditionCatalogError) {
+        try engine.add(condition, identifier: identifier, assuming: assuming, audience: audience)
         if cadence.afterConditionChanges { checkpointQuietly() }
     }
 
@@ -89,6 +91,20 @@ public actor Monitor {
     public func add(contentsOf conditions: [(condition: Condition, identifier: String, assuming: ConditionState?)]) throws(ConditionCatalogError) {
         defer { if cadence.afterConditionChanges { checkpointQuietly() } }
         try engine.add(contentsOf: conditions)
+    }
+
+    /// `add(contentsOf:)` with each condition's audience.
+    public func add(contentsOf conditions: [(condition: Condition, identifier: String, assuming: ConditionState?,
+                                             audience: ConditionAudience)]) throws(ConditionCatalogError) {
+        defer { if cadence.afterConditionChanges { checkpointQuietly() } }
+        try engine.add(contentsOf: conditions)
+    }
+
+    /// Sets every device's groups anew (`MonitoringEngine.setGroups(_:)`): `members` lists each
+    /// group's devices.
+    public func setGroups(_ members: [String: [String]]) {
+        engine.setGroups(members)
+        if cadence.afterConditionChanges { checkpointQuietly() }
     }
 
     /// Stops monitoring; its records go with it.

@@ -15,11 +15,12 @@ struct GeometryPass {
     /// Authorization records refused after their device's clock ran up to them.
     var refused = 0
 
-    init(conditions: [(condition: Condition, identifier: String, assuming: ConditionState?)],
-         records: [WhatIfComparison.Recorded], policy: MonitoringPolicy, threads: Int) throws {
+    init(conditions: [(condition: Condition, identifier: String, assuming: ConditionState?, audience: ConditionAudience)],
+         groups: [String: [String]], records: [WhatIfComparison.Recorded], policy: MonitoringPolicy, threads: Int) throws {
         engine = MonitoringEngine(policy: policy)
         engine.batchThreads = threads
         try engine.add(contentsOf: conditions)
+        if !groups.isEmpty { engine.setGroups(groups) }
         starts = Array(repeating: 0, count: records.count)
         ends = starts
         taken = Array(repeating: false, count: records.count)

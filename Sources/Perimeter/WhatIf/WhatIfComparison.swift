@@ -77,9 +77,12 @@ public struct WhatIfComparison: Sendable {
     }
 
     /// Evaluates `records` against `conditions` under every variant.
-    /// - Parameter threads: the geometry pass's batch threads.
-    public init(conditions: [(condition: Condition, identifier: String, assuming: ConditionState?)], records: [Recorded],
-                variants: [Variant], threads: Int = 1) throws {
+    /// - Parameters:
+    ///   - conditions: each with the devices that watch it (`ConditionAudience`).
+    ///   - groups: each group's devices (`MonitoringEngine.setGroups(_:)`).
+    ///   - threads: the geometry pass's batch threads.
+    public init(conditions: [(condition: Condition, identifier: String, assuming: ConditionState?, audience: ConditionAudience)],
+                groups: [String: [String]] = [:], records: [Recorded], variants: [Variant], threads: Int = 1) throws {
         self.variants = variants
         outcomes = Array(repeating: Outcome(), count: variants.count)
         var digests = [[String: DeliveredDigest]](repeating: [:], count: variants.count)
@@ -89,7 +92,8 @@ public struct WhatIfComparison: Sendable {
                 !done[$0] && variants[$0].policy.hasSameGeometry(as: variants[first].policy, conditionCount: conditions.count)
             }
             for v in group { done[v] = true }
-            let pass = try GeometryPass(conditions: conditions, records: records, policy: variants[first].policy, threads: threads)
+            let pass = try GeometryPass(conditions: conditions, groups: groups, records: records, policy: variants[first].policy,
+                                        threads: threads)
             geometryPasses += 1
             for v in group {
                 let events: [MonitorEvent], refused: Int, requests: [RequestOutcome: Int]

@@ -1,6 +1,6 @@
 import Perimeter
 
-/// One condition read from a conditions file: what the engine's `add(_:identifier:assuming:)` takes.
+/// One condition read from a conditions file: what the engine's `add(_:identifier:assuming:audience:)` takes.
 public struct ConditionDefinition: Sendable, Hashable {
     /// The feature's `id`, unique within the file.
     public var identifier: String
@@ -12,13 +12,17 @@ public struct ConditionDefinition: Sendable, Hashable {
     public var line: Int
     /// `properties.ranging: true` on a beacon feature: also a ranging constraint (SPEC §5.2).
     public var ranging: Bool
+    /// `properties.devices` and `properties.groups`: the devices that watch it (SPEC §5.6).
+    public var audience: ConditionAudience
 
-    public init(identifier: String, condition: Condition, assuming: ConditionState?, line: Int, ranging: Bool = false) {
+    public init(identifier: String, condition: Condition, assuming: ConditionState?, line: Int, ranging: Bool = false,
+                audience: ConditionAudience = .everyone) {
         self.identifier = identifier
         self.condition = condition
         self.assuming = assuming
         self.line = line
         self.ranging = ranging
+        self.audience = audience
     }
 }
 

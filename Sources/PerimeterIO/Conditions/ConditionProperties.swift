@@ -2,8 +2,8 @@
 /// one of them from the other members users keep there (a `name`, a `continent`), which are allowed.
 enum ConditionProperties {
     /// The properties a condition reads: a circle's radius, a beacon's identity, the starting state,
-    /// whether a beacon identity is also ranged.
-    static let known = ["radius", "beacon", "assuming", "ranging"]
+    /// whether a beacon identity is also ranged, the devices and groups that watch it.
+    static let known = ["radius", "beacon", "assuming", "ranging", "devices", "groups"]
 
     /// The first member of `properties` that is not a known property but looks like a misspelling of
     /// one, with its line and the property meant.

@@ -96,8 +96,25 @@ struct FeatureReader: Sendable {
             }
             ranging = flag
         }
+        var names: [String: [String]] = [:]
+        for key in ["devices", "groups"] {
+            guard let value = properties[key] else { continue }
+            let field = "\(Self.name(index, identifier)).properties.\(key)", line = properties.line(of: key)
+            guard case .array(let elements) = value, !elements.isEmpty else {
+                return .failure(problem(line: line, field: field, "expected a non-empty array of \(key == "devices" ? "device" : "group") names, got \(value.kindName)"))
+            }
+            var list: [String] = []
+            for (k, element) in elements.enumerated() {
+                guard case .string(let name) = element, !name.isEmpty else {
+                    return .failure(problem(line: line, field: "\(field)[\(k)]", "expected a non-empty string, got \(element.kindName)"))
+                }
+                list.append(name)
+            }
+            names[key] = list
+        }
         return .success(ConditionDefinition(identifier: identifier, condition: condition, assuming: assuming, line: feature.line,
-                                            ranging: ranging))
+                                            ranging: ranging,
+                                            audience: ConditionAudience(devices: names["devices"] ?? [], groups: names["groups"] ?? [])))
     }
 
     func readCondition(_ feature: JSONObject, properties: JSONObject) throws(LocatedProblem) -> Condition {

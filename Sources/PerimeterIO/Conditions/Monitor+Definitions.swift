@@ -2,8 +2,8 @@ import Perimeter
 
 extension Monitor {
     /// Starts monitoring every condition of a conditions file, as `ConditionsReader` gives them, in
-    /// file order: the same as `add(_:identifier:assuming:)` for each, with each feature's own
-    /// `assuming` (or the policy's default). A duplicate identifier throws, with the conditions
+    /// file order: the same as `add(_:identifier:assuming:audience:)` for each, with each feature's
+    /// own `assuming` (or the policy's default) and `devices` and `groups`. A duplicate identifier throws, with the conditions
     /// before it added.
     ///
     /// ```swift
@@ -12,13 +12,13 @@ extension Monitor {
     /// try await monitor.process(.fix(fix), device: "phone-1")
     /// ```
     public func add(contentsOf definitions: [ConditionDefinition]) throws(ConditionCatalogError) {
-        try add(contentsOf: definitions.map { ($0.condition, $0.identifier, $0.assuming) })
+        try add(contentsOf: definitions.map { ($0.condition, $0.identifier, $0.assuming, $0.audience) })
     }
 }
 
 extension MonitoringEngine {
     /// Adds every condition of a conditions file, as `ConditionsReader` gives them: the same as
-    /// `add(contentsOf:)` with each definition's condition, identifier and `assuming` (polygons'
+    /// `add(contentsOf:)` with each definition's condition, identifier, `assuming` and audience (polygons'
     /// evaluation data built on `batchThreads` threads).
     ///
     /// ```swift
@@ -26,6 +26,6 @@ extension MonitoringEngine {
     /// try engine.add(contentsOf: ConditionsReader.read(contentsOf: "conditions.geojson"))
     /// ```
     public mutating func add(contentsOf definitions: [ConditionDefinition]) throws(ConditionCatalogError) {
-        try add(contentsOf: definitions.map { ($0.condition, $0.identifier, $0.assuming) })
+        try add(contentsOf: definitions.map { ($0.condition, $0.identifier, $0.assuming, $0.audience) })
     }
 }

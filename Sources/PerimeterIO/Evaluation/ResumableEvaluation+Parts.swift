@@ -14,6 +14,7 @@ extension ResumableEvaluation {
             var engine = MonitoringEngine(policy: request.policy)
             engine.batchThreads = request.threads
             try engine.add(contentsOf: request.conditions)
+            if let groups = request.groups { engine.setGroups(groups) }
             return engine
         }
         guard saved.policy == request.policy else {
@@ -45,7 +46,8 @@ extension ResumableEvaluation {
         for definition in request.conditions {
             if let addition = live[definition.identifier] {
                 let initialState = definition.assuming ?? saved.policy.defaultAssumption
-                if addition.condition == definition.condition && addition.initialState == initialState { continue }
+                if addition.condition == definition.condition && addition.initialState == initialState
+                    && addition.audience == definition.audience { continue }
                 engine.remove(definition.identifier)
                 changed += 1
             }
@@ -54,6 +56,11 @@ extension ResumableEvaluation {
         try engine.add(contentsOf: added)
         if removed + changed + added.count > 0 {
             notes.append("the conditions changed since the state's last run: \(added.count - changed) added, \(removed) removed, \(changed) changed (removed and added again)")
+        }
+        // (The groups file is read anew by every run: memberships hold from each device's next record.)
+        if (request.groups ?? [:]).mapValues({ Set($0) }) != (saved.engine.groups ?? [:]).mapValues({ Set($0) }) {
+            engine.setGroups(request.groups ?? [:])
+            notes.append("the groups changed since the state's last run")
         }
         return engine
     }

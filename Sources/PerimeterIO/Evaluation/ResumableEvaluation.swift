@@ -21,6 +21,8 @@ public struct ResumableEvaluation {
         public var state: String
         public var monitor: String
         public var conditions: [ConditionDefinition]
+        /// Each group's devices (a groups file, `GroupsReader`), if any.
+        public var groups: [String: [String]]?
         public var policy: MonitoringPolicy
         public var threads: Int
         public var observations: String

@@ -62,7 +62,7 @@ extension SQLiteStore {
         let policy = try decode(MonitoringPolicy.self, row["policy"], "its policy")
         var engine = try decode(MonitoringEngine.Snapshot.self, row["engine"], "its engine state")
         engine.conditions = try Row.fetchAll(db, sql: """
-            SELECT identifier, definition, initialState, addedAt, removed FROM condition WHERE monitor = ? ORDER BY position
+            SELECT identifier, definition, initialState, addedAt, removed, audience FROM condition WHERE monitor = ? ORDER BY position
             """, arguments: [id]).map { row in
             let identifier: String = row["identifier"]
             // (Version 1 kept JSON text; version 2 writes a blob.)
@@ -83,8 +83,11 @@ extension SQLiteStore {
                 throw MonitorStoreError("monitor \(name): condition \(identifier) has no starting state")
             }
             let addedAt: Int64? = row["addedAt"]
+            let audience: String? = row["audience"]
             return ConditionAddition(condition: condition, identifier: identifier, initialState: initialState,
-                                     addedAt: addedAt.map { Timestamp(nanosecondsSinceEpoch: $0) }, isRemoved: row["removed"])
+                                     addedAt: addedAt.map { Timestamp(nanosecondsSinceEpoch: $0) }, isRemoved: row["removed"],
+                                     audience: try audience.map { try decode(ConditionAudience.self, $0, "the devices of condition \(identifier)") }
+                                        ?? .everyone)
         }
         engine.devices = try Row.fetchAll(db, sql: "SELECT name, state FROM device WHERE monitor = ? ORDER BY position",
                                           arguments: [id]).map { row in
@@ -138,12 +141,13 @@ extension SQLiteStore {
             try update.execute(arguments: [addition.isRemoved, id, position])
         }
         let insertCondition = try db.cachedStatement(sql: """
-            INSERT INTO condition (monitor, position, identifier, definition, initialState, addedAt, removed) VALUES (?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO condition (monitor, position, identifier, definition, initialState, addedAt, removed, audience)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """)
         for (position, addition) in snapshot.engine.conditions.enumerated().dropFirst(saved.count) {
             try insertCondition.execute(arguments: [id, position, addition.identifier, Data(ConditionBlob.encode(addition.condition)),
                                                     addition.initialState.rawValue, addition.addedAt?.nanosecondsSinceEpoch,
-                                                    addition.isRemoved])
+                                                    addition.isRemoved, addition.audience.isEveryone ? nil : try text(addition.audience)])
         }
 
         // Devices are never removed either: each saved one is replaced, new ones appended. Their JSON,

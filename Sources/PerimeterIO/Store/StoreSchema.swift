@@ -8,7 +8,7 @@ enum StoreSchema {
     static let applicationID: Int32 = 0x5052_4D54
 
     /// The schema version this build writes (`PRAGMA user_version`, and the migrations below).
-    static let version = 2
+    static let version = 3
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -81,6 +81,14 @@ enum StoreSchema {
                     PRIMARY KEY (monitor, option)
                 ) WITHOUT ROWID;
                 PRAGMA user_version = 2;
+                """)
+        }
+        // Version 3: conditions per device (SPEC §5.6): each condition's audience, as JSON; NULL for
+        // every device (all conditions of older files).
+        migrator.registerMigration("v3") { db in
+            try db.execute(sql: """
+                ALTER TABLE condition ADD COLUMN audience TEXT;
+                PRAGMA user_version = 3;
                 """)
         }
         return migrator

@@ -90,7 +90,7 @@ import Testing
             let margin = [0.0, 5, 20, 65, 100, 150].randomElement(using: &rng)!
             var frame = FixFrame(p, margin: margin)
             var candidates: [Int32] = [], readings: [Reading] = [], clearances: [Double] = []
-            catalog.collectReadings(&frame, stamps: &stamps, stamp: UInt32(n + 1), asksAhead: true,
+            catalog.collectReadings(&frame, watch: Watch(), stamps: &stamps, stamp: UInt32(n + 1), asksAhead: true,
                                     candidates: &candidates, readings: &readings, clearances: &clearances)
             var found: [Int32: Reading] = [:]
             for (k, i) in candidates.enumerated() {
@@ -190,7 +190,7 @@ import Testing
             let margin = Double.random(in: 150...3_000, using: &rng)
             var frame = FixFrame(p, margin: margin)
             var candidates: [Int32] = [], readings: [Reading] = [], clearances: [Double] = []
-            catalog.collectReadings(&frame, stamps: &stamps, stamp: UInt32(n + 1), asksAhead: true,
+            catalog.collectReadings(&frame, watch: Watch(), stamps: &stamps, stamp: UInt32(n + 1), asksAhead: true,
                                     candidates: &candidates, readings: &readings, clearances: &clearances)
             candidatesSeen += candidates.count
             for i in 0..<Int32(count) {

@@ -44,7 +44,7 @@ import Testing
         let store = try SQLiteStore(path: path)
         #expect(try store.monitorNames() == ["city", "scenario-03"])
         try store.close()
-        #expect(try Self.schema(path) == "2 condition device grdb_migrations input lastEvent monitor run runOutput")
+        #expect(try Self.schema(path) == "3 condition device grdb_migrations input lastEvent monitor run runOutput")
     }
 
     /// Scenario 03 was saved after its held event (line 7), the deferred always prompt open: the rest

@@ -51,8 +51,14 @@ enum Fixture {
     static func monitor(_ conditions: String, name: String, policy: MonitoringPolicy = MonitoringPolicy(),
                         streamsEvents: Bool = true) async throws -> Monitor {
         let monitor = Monitor(name: name, policy: policy, streamsEvents: streamsEvents)
-        for definition in try ConditionsReader.read(contentsOf: path(conditions)) {
-            try await monitor.add(definition.condition, identifier: definition.identifier, assuming: definition.assuming)
+        let definitions = try ConditionsReader.read(contentsOf: path(conditions))
+        if definitions.contains(where: { !$0.audience.isEveryone }) {
+            // (All at once: per-device limits start with the first condition that has an audience.)
+            try await monitor.add(contentsOf: definitions)
+        } else {
+            for definition in definitions {
+                try await monitor.add(definition.condition, identifier: definition.identifier, assuming: definition.assuming)
+            }
         }
         return monitor
     }

@@ -25,7 +25,7 @@ import Testing
     }
 
     @Test func aReplayEqualsAFullRunUnderItsPolicy() async {
-        await propertyCheck(count: 500, input: ScenarioGen.scenario(), Self.variations) { scenario, k in
+        await propertyCheck(count: PropertyRuns.of(500), input: ScenarioGen.scenario(), Self.variations) { scenario, k in
             var other = scenario
             other.policy.engine = Self.vary(scenario.policy.engine, k)
             #expect(other.policy.engine.hasSameGeometry(as: scenario.policy.engine, conditionCount: scenario.conditions.count))

@@ -18,7 +18,7 @@ import Testing
     /// it (the starting state for the first), and after every record the engine's state of each pair is
     /// the state of its last event, so that no change goes without an event either.
     @Test func anEventOnlyOnAChangeOfState() async {
-        await propertyCheck(count: 500, input: ScenarioGen.scenario()) { scenario in
+        await propertyCheck(count: PropertyRuns.of(500), input: ScenarioGen.scenario()) { scenario in
             var state: [Pair: ConditionState] = [:]
             func current(_ pair: Pair) -> ConditionState {
                 state[pair] ?? scenario.startingState(Int(pair.identifier.dropFirst())!)
@@ -60,7 +60,7 @@ import Testing
     /// not a new one: it must resolve exactly one earlier held line of its device (same holding number,
     /// condition, state, date and refinement), once, with a verdict other than held.
     @Test func statesAlternateAndFinalLinesResolveHeldEvents() async {
-        await propertyCheck(count: 500, input: ScenarioGen.scenario()) { scenario in
+        await propertyCheck(count: PropertyRuns.of(500), input: ScenarioGen.scenario()) { scenario in
             let run = try ScenarioRun.whole(scenario)
             var last: [Pair: ConditionState] = [:]
             var unresolved: [String: [UInt32: MonitorEvent]] = [:]
@@ -99,7 +99,7 @@ import Testing
     /// second part fed to the engine as it stood or to a copy of it (the engine is a value; its shard
     /// pool must not be shared between copies) — all equal one pass, one record at a time.
     @Test func splittingTheStreamChangesNoEvent() async {
-        await propertyCheck(count: 500, input: ScenarioGen.scenario(), Gen.int(in: 0...60), Gen.int(in: 0...1),
+        await propertyCheck(count: PropertyRuns.of(500), input: ScenarioGen.scenario(), Gen.int(in: 0...60), Gen.int(in: 0...1),
                             Gen.int(in: 0...1), Gen.bool, Gen.int(in: 1...4)) { scenario, at, first, second, copy, threads in
             let expected = try ScenarioRun.whole(scenario)
             let records = ScenarioRun.numbered(scenario)
@@ -136,7 +136,7 @@ import Testing
     /// order, chosen by `choices` — changes no device's events (their causes are the records' numbers
     /// in the scenario, whatever order they were fed in), authorization changes or refusals.
     @Test func interleavingDevicesChangesNoDevicesEvents() async {
-        await propertyCheck(count: 500, input: ScenarioGen.scenario(), Gen.int(in: 0...2).array(of: 0...60),
+        await propertyCheck(count: PropertyRuns.of(500), input: ScenarioGen.scenario(), Gen.int(in: 0...2).array(of: 0...60),
                             Gen.int(in: 0...1)) { scenario, choices, feeding in
             let expected = try ScenarioRun.whole(scenario)
             var queues = scenario.devices.map { device in ScenarioRun.numbered(scenario).filter { $0.record.device == device }[...] }
@@ -176,9 +176,9 @@ import Testing
             }
             return scenario
         }
-        await propertyCheck(count: 500, input: scenarios, Gen.int(in: 0...1)) { scenario, feeding in
+        await propertyCheck(count: PropertyRuns.of(500), input: scenarios, Gen.int(in: 0...1)) { scenario, feeding in
             let fresh = try scenario.engine()
-            for (k, identifier) in scenario.identifiers.enumerated() where !fresh.unmonitoredIdentifiers.contains(identifier) {
+            for (k, identifier) in scenario.identifiers.enumerated() where !fresh.unmonitoredIdentifiers(for: "d0").contains(identifier) {
                 #expect(fresh.state(of: identifier, device: "d0") == scenario.startingState(k))
             }
             let run = try ScenarioRun.whole(scenario, Feeding.allCases[feeding])

@@ -14,7 +14,7 @@ import Testing
     /// changes and refusals of one pass — beacon timers, confirmations, held events and prompts
     /// included. Each part is fed one record at a time or through the batch paths.
     @Test func aRestoredEngineGoesOnAsTheFirstWould() async {
-        await propertyCheck(count: 400, input: ScenarioGen.scenario(), Gen.int(in: 0...60), Gen.int(in: 0...1),
+        await propertyCheck(count: PropertyRuns.of(400), input: ScenarioGen.scenario(), Gen.int(in: 0...60), Gen.int(in: 0...1),
                             Gen.int(in: 0...1)) { scenario, at, first, second in
             let expected = try ScenarioRun.whole(scenario)
             let records = ScenarioRun.numbered(scenario)

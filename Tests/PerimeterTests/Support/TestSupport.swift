@@ -74,3 +74,13 @@ extension Condition {
         return .polygon(try PolygonalGeographicCondition(polygons: [polygon]))
     }
 }
+
+/// How many runs the largest property tests make: all of them, or the percentage
+/// `PERIMETER_PROPERTY_RUNS_PERCENT` gives (CI's AddressSanitizer stage runs a share, the plain run
+/// before it all of them).
+enum PropertyRuns {
+    static let percent = ProcessInfo.processInfo.environment["PERIMETER_PROPERTY_RUNS_PERCENT"].flatMap(Int.init).map { min(100, max(1, $0)) } ?? 100
+
+    /// `count` scaled by `percent`, at least 1.
+    static func of(_ count: Int) -> Int { max(1, count * percent / 100) }
+}
