@@ -92,6 +92,7 @@ struct ConditionAudiences: Sendable {
 
     /// What `device` watches now.
     func watch(for device: String) -> Watch {
+        guard hasAudiences else { return Watch(epoch: epoch, device: device) }
         var numbers = audiencesNaming[device] ?? []
         for group in groupsOfDevice[device] ?? [] { numbers += audiencesOfGroup[group] ?? [] }
         numbers = Array(Set(numbers)).sorted()
@@ -99,6 +100,7 @@ struct ConditionAudiences: Sendable {
     }
 
     private mutating func number(of audience: ConditionAudience) -> Int32 {
+        if audience.isEveryone { return 0 }  // (most conditions: no hashing)
         if let n = numbers[audience] { return n }
         if !hasAudiences {
             // The first audience other than everyone: every condition so far is everyone's.

@@ -96,10 +96,23 @@ struct FeatureReader: Sendable {
             }
             ranging = flag
         }
+        var audience = ConditionAudience.everyone
+        if properties["devices"] != nil || properties["groups"] != nil {
+            switch readAudience(properties, name: Self.name(index, identifier)) {
+            case .success(let read): audience = read
+            case .failure(let problem): return .failure(problem)
+            }
+        }
+        return .success(ConditionDefinition(identifier: identifier, condition: condition, assuming: assuming, line: feature.line,
+                                            ranging: ranging, audience: audience))
+    }
+
+    /// `properties.devices` and `properties.groups` (SPEC §5.6): non-empty arrays of non-empty names.
+    private func readAudience(_ properties: JSONObject, name: String) -> Result<ConditionAudience, InputError> {
         var names: [String: [String]] = [:]
         for key in ["devices", "groups"] {
             guard let value = properties[key] else { continue }
-            let field = "\(Self.name(index, identifier)).properties.\(key)", line = properties.line(of: key)
+            let field = "\(name).properties.\(key)", line = properties.line(of: key)
             guard case .array(let elements) = value, !elements.isEmpty else {
                 return .failure(problem(line: line, field: field, "expected a non-empty array of \(key == "devices" ? "device" : "group") names, got \(value.kindName)"))
             }
@@ -112,9 +125,7 @@ struct FeatureReader: Sendable {
             }
             names[key] = list
         }
-        return .success(ConditionDefinition(identifier: identifier, condition: condition, assuming: assuming, line: feature.line,
-                                            ranging: ranging,
-                                            audience: ConditionAudience(devices: names["devices"] ?? [], groups: names["groups"] ?? [])))
+        return .success(ConditionAudience(devices: names["devices"] ?? [], groups: names["groups"] ?? []))
     }
 
     func readCondition(_ feature: JSONObject, properties: JSONObject) throws(LocatedProblem) -> Condition {
