@@ -1,7 +1,7 @@
-// What a device watches (SPEC §5.6), made again when the catalogue's audiences, or under per-device
-// limits its conditions, change (docs/audiences.md).
+// What a device watches (SPEC §5.6) and monitors (§5.4), made again when the catalogue's audiences,
+// or under a profile's limits its conditions, change (docs/audiences.md).
 extension DeviceState {
-    /// Makes the device's `Watch` anew, at its record at `time`. Under per-device limits, a condition
+    /// Makes the device's `Watch` anew, at its record at `time`. Under a profile's limits, a condition
     /// it monitors now and did not before (a place freed by a removal) starts afresh, as if added
     /// now.
     mutating func refreshWatch(at time: Timestamp, catalog: ConditionCatalog, policy: MonitoringPolicy) {
@@ -12,10 +12,17 @@ extension DeviceState {
         anchorTerms.removeAll(keepingCapacity: true)
         if before.epoch >= 0 && catalog.audiences.hasAudiences { forgetUnwatched(catalog: catalog) }
         guard watch.isLimited else { return }
+        // (A place freed by a removal: only a device that had some left out can gain one.)
         if before.isLimited && before.epoch >= 0 {
-            for i in watch.privateGeographic where !SortedIndices.contains(before.privateGeographic, i) { startAfresh(geographic: i, catalog: catalog) }
-            for i in watch.monitoredBeacons ?? [] where !SortedIndices.contains(before.monitoredBeacons ?? [], i) {
-                startAfresh(beacon: i, at: time, catalog: catalog, policy: policy)
+            if let was = before.monitoredGeographic {
+                for i in 0..<Int32(catalog.geographic.count) where !SortedIndices.contains(was, i) && catalog.monitors(geographic: i, watch) {
+                    startAfresh(geographic: i, catalog: catalog)
+                }
+            }
+            if let was = before.monitoredBeacons {
+                for i in 0..<Int32(catalog.beacons.count) where !SortedIndices.contains(was, i) && catalog.watches(beacon: i, watch) {
+                    startAfresh(beacon: i, at: time, catalog: catalog, policy: policy)
+                }
             }
         }
     }
@@ -25,7 +32,7 @@ extension DeviceState {
     /// `time` (docs/profiles.md).
     @inline(never)
     mutating func announceUnmonitored(at time: Timestamp, cause: Int, catalog: ConditionCatalog, policy: MonitoringPolicy,
-                                              events: inout [MonitorEvent]) {
+                                      events: inout [MonitorEvent]) {
         announcedThrough = catalog.forEachUnmonitored(from: announcedThrough ?? 0, watch: watch) { identifier, diagnostic in
             var event = MonitorEvent(device: name, identifier: identifier, state: .unmonitored, date: time, cause: cause)
             event.delivery.diagnostics = diagnostic
@@ -37,9 +44,7 @@ extension DeviceState {
     /// of theirs may follow.
     private mutating func forgetUnwatched(catalog: ConditionCatalog) {
         let watch = self.watch
-        geographicEntries.removeAll {
-            watch.isLimited ? !SortedIndices.contains(watch.privateGeographic, $0.condition) : !catalog.watches(geographic: $0.condition, watch)
-        }
+        geographicEntries.removeAll { !catalog.monitors(geographic: $0.condition, watch) }
         beaconEntries.removeAll { !catalog.watches(beacon: $0.condition, watch) }
         dwells?.removeAll { timer in !geographicEntries.contains { $0.condition == timer.condition } }
     }

@@ -97,7 +97,7 @@ extension MonitoringEngine {
             switch entry {
             case .geographic(let i):
                 guard catalog.watches(geographic: i, watch) else { return nil }
-                if watch.isLimited && !SortedIndices.contains(watch.privateGeographic, i) { return .unmonitored }
+                if !catalog.monitors(geographic: i, watch) { return .unmonitored }
             case .beacon(let i):
                 guard catalog.watches(beacon: i, watch.ignoringLimits) else { return nil }
                 if !catalog.watches(beacon: i, watch) { return .unmonitored }

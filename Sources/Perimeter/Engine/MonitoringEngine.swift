@@ -333,6 +333,8 @@ public struct MonitoringEngine: Sendable {
     /// expire. Nothing later is invented; events still held stay held.
     public mutating func finish(into events: inout [MonitorEvent]) {
         for di in startedDevices {
+            // (A device restored from a snapshot has not made its watch yet.)
+            if devices[di].watch.epoch != catalog.watchEpoch { devices[di].refreshWatch(at: devices[di].lastTime, catalog: catalog, policy: policy) }
             devices[di].catchUp(with: catalog, policy: policy)
             devices[di].advance(to: devices[di].lastTime, inclusive: true, cause: devices[di].lastCause,
                                 catalog: catalog, policy: policy, events: &events)

@@ -96,7 +96,8 @@ struct ConditionAudiences: Sendable {
         var numbers = audiencesNaming[device] ?? []
         for group in groupsOfDevice[device] ?? [] { numbers += audiencesOfGroup[group] ?? [] }
         numbers = Array(Set(numbers)).sorted()
-        return Watch(epoch: epoch, device: device, audiences: numbers, privateGeographic: privateGeographic[device] ?? [])
+        return Watch(epoch: epoch, device: device, audiences: numbers, privateGeographic: privateGeographic[device] ?? [],
+                     filtersShared: filtersShared)
     }
 
     private mutating func number(of audience: ConditionAudience) -> Int32 {
@@ -142,13 +143,21 @@ struct Watch: Sendable {
     var device = ""
     /// The numbers of the audiences other than everyone that the device is in, ascending.
     var audiences: [Int32] = []
-    /// The device's private geographic conditions, ascending; under per-device limits
-    /// (`isLimited`), every geographic condition it monitors.
+    /// The geographic conditions the device tests as a list of its own, ascending: its private ones
+    /// (under a limit, those it monitors), and the shared ones it monitors when `skipsShared`.
     var privateGeographic: [Int32] = []
-    /// Under per-device limits: the shared index is not asked, and these lists are what the device
-    /// monitors.
+    /// Whether the shared index's answers are filtered (`ConditionCatalog.isAdmitted`).
+    var filtersShared = false
+    /// Under a profile's limits (`ConditionCatalog.perDeviceLimits`).
     var isLimited = false
-    /// Under per-device limits, the beacon conditions the device monitors, ascending.
+    /// Under a limit that leaves some of the device's conditions out: those it monitors, ascending.
+    var monitoredGeographic: [Int32]?
+    /// The shared index is not asked: the shared conditions the device monitors are in
+    /// `privateGeographic`.
+    var skipsShared = false
+    /// The shared conditions the device monitors, when the index's answers must be filtered by them.
+    var sharedMonitored: [Int32]?
+    /// Under a limit that leaves some of its beacon conditions out: those the device monitors.
     var monitoredBeacons: [Int32]?
 
     /// The same, for which conditions the device watches, whether it monitors them or not.

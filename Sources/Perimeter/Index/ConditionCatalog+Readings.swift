@@ -22,12 +22,12 @@ extension ConditionCatalog {
     /// fix settles one by one.
     func watchedStartingOtherwise(from lo: Int32, below hi: Int32, watch: Watch, into result: inout [Int32]) {
         result.removeAll(keepingCapacity: true)
-        let others = watch.isLimited ? [] : geographicStartingOtherwise
+        let others = watch.skipsShared ? [] : geographicStartingOtherwise
         var k = SortedIndices.firstIndex(in: others, notBelow: lo)
         while k < others.count && others[k] < hi {
             let i = others[k]
             k += 1
-            guard !geographic[Int(i)].isRemoved, !audiences.filtersShared || watch.watches(audiences.geographic[Int(i)]) else { continue }
+            guard !geographic[Int(i)].isRemoved, !watch.filtersShared || isAdmitted(i, watch) else { continue }
             result.append(i)
         }
         let own = watch.privateGeographic
@@ -82,7 +82,15 @@ extension ConditionCatalog {
     /// Whether geographic condition `i` is in the shared index and watched by `watch`'s device.
     @inline(__always)
     private func isShared(_ i: Int32, watchedBy watch: Watch) -> Bool {
-        !audiences.hasAudiences || (!audiences.isPrivate(geographic: i) && watch.watches(audiences.geographic[Int(i)]))
+        (!audiences.hasAudiences || !audiences.isPrivate(geographic: i)) && (!watch.filtersShared || isAdmitted(i, watch))
+    }
+
+    /// Whether shared geographic condition `i` is one `watch`'s device watches (its audience) and
+    /// monitors (under a limit that leaves some out): asked only when `watch.filtersShared`.
+    @inline(__always)
+    func isAdmitted(_ i: Int32, _ watch: Watch) -> Bool {
+        if let monitored = watch.sharedMonitored { return SortedIndices.contains(monitored, i) }
+        return watch.watches(audiences.geographic[Int(i)])
     }
 
     /// Whether geographic condition `i` is still monitored, in the shared index, and its box meets `query`.
@@ -199,7 +207,7 @@ extension ConditionCatalog {
     @inline(__always)
     func collectReadings(_ frame: inout FixFrame, watch: Watch, stamps: inout [UInt32], stamp: UInt32, asksAhead: Bool,
                          candidates: inout [Int32], readings: inout [Reading], clearances: inout [Double]) {
-        if !watch.isLimited {
+        if !watch.skipsShared {
             collectSharedReadings(&frame, watch: watch, stamps: &stamps, stamp: stamp, asksAhead: asksAhead,
                                   candidates: &candidates, readings: &readings, clearances: &clearances)
         }
@@ -228,7 +236,7 @@ extension ConditionCatalog {
             for k in range {
                 let e = coverGrid.entry(k)
                 guard !hasRemovedGeographic || !geographic[Int(e.condition)].isRemoved else { continue }
-                guard !audiences.filtersShared || watch.watches(audiences.geographic[Int(e.condition)]) else { continue }
+                guard !watch.filtersShared || isAdmitted(e.condition, watch) else { continue }
                 var clearance = 0.0
                 let reading = self.reading(e, &frame, need: need, sideNeed: sideNeed, offset: offset, clearance: &clearance)
                 candidates.append(e.condition)

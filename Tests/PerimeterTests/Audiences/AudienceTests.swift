@@ -21,14 +21,16 @@ import Testing
     /// Each device's events from an engine over every condition with its audience equal those of an
     /// engine over only the conditions it watches: over random conditions (private, for groups, for
     /// every device; circles and beacons; starting in any state) and random walks of four devices,
-    /// with groups set from the start.
-    @Test func eachDeviceSeesOnlyWhatItWatches() throws {
-        var random = SplitMix64(seed: 56)
+    /// with groups set from the start; under no limit, and under limits that leave a few or many
+    /// conditions out (a device's short list of shared conditions, or the shared index filtered).
+    @Test(arguments: [nil, 1, 5, 70] as [Int?])
+    func eachDeviceSeesOnlyWhatItWatches(limit: Int?) throws {
+        var random = SplitMix64(seed: 56 + UInt64(limit ?? 0))
         let devices = ["ana", "ben", "cleo", "dan"]
         let groups = ["red": ["ana", "ben"], "blue": ["ben", "cleo"]]
         for round in 0..<40 {
             var conditions: [(condition: Condition, identifier: String, assuming: ConditionState?, audience: ConditionAudience)] = []
-            for k in 0..<Int.random(in: 1...30, using: &random) {
+            for k in 0..<(limit == 70 ? Int.random(in: 200...300, using: &random) : Int.random(in: 1...30, using: &random)) {
                 let audience: ConditionAudience = switch Int.random(in: 0..<4, using: &random) {
                 case 0: .everyone
                 case 1: ConditionAudience(devices: [devices.randomElement(using: &random)!])
@@ -51,6 +53,7 @@ import Testing
             }
             var policy = MonitoringPolicy()
             policy.confirmation = [0, 15].randomElement(using: &random)!
+            if let limit { policy.profile = PlatformProfile.ios17.withConditionLimit(limit) }
             var all = MonitoringEngine(policy: policy)
             try all.add(contentsOf: conditions)
             all.setGroups(groups)
