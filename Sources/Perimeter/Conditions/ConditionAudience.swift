@@ -17,8 +17,13 @@ public struct ConditionAudience: Sendable, Hashable, Codable {
     public let groups: [String]
 
     public init(devices: [String] = [], groups: [String] = []) {
-        self.devices = Array(Set(devices)).sorted()
-        self.groups = Array(Set(groups)).sorted()
+        self.devices = Self.sortedOnce(devices)
+        self.groups = Self.sortedOnce(groups)
+    }
+
+    /// `names` sorted, each once (one name, the common case, as it is).
+    private static func sortedOnce(_ names: [String]) -> [String] {
+        names.count < 2 ? names : Array(Set(names)).sorted()
     }
 
     /// Every device.

@@ -8,6 +8,7 @@
 struct ConditionAudiences: Sendable {
     private(set) var audiences: [ConditionAudience] = [.everyone]
     private var numbers: [ConditionAudience: Int32] = [.everyone: 0]
+    private var lastNumbered: Int32?
     /// Per audience number, whether it is private.
     private var isPrivateAudience: [Bool] = [false]
     /// Per geographic condition and per beacon condition, its audience's number; empty (all
@@ -102,13 +103,19 @@ struct ConditionAudiences: Sendable {
 
     private mutating func number(of audience: ConditionAudience) -> Int32 {
         if audience.isEveryone { return 0 }  // (most conditions: no hashing)
-        if let n = numbers[audience] { return n }
+        // (A file lists a device's conditions together: the same audience again, not hashed again.)
+        if let last = lastNumbered, audiences[Int(last)] == audience { return last }
+        if let n = numbers[audience] {
+            lastNumbered = n
+            return n
+        }
         if !hasAudiences {
             // The first audience other than everyone: every condition so far is everyone's.
             geographic = Array(repeating: 0, count: geographicCount)
             beacons = Array(repeating: 0, count: beaconCount)
         }
         let n = Int32(audiences.count)
+        lastNumbered = n
         audiences.append(audience)
         numbers[audience] = n
         isPrivateAudience.append(audience.isPrivate)

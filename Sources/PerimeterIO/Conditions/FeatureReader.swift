@@ -98,7 +98,7 @@ struct FeatureReader: Sendable {
         }
         var audience = ConditionAudience.everyone
         if properties["devices"] != nil || properties["groups"] != nil {
-            switch readAudience(properties, name: Self.name(index, identifier)) {
+            switch readAudience(properties, index: index, identifier: identifier) {
             case .success(let read): audience = read
             case .failure(let problem): return .failure(problem)
             }
@@ -108,24 +108,27 @@ struct FeatureReader: Sendable {
     }
 
     /// `properties.devices` and `properties.groups` (SPEC §5.6): non-empty arrays of non-empty names.
-    private func readAudience(_ properties: JSONObject, name: String) -> Result<ConditionAudience, InputError> {
-        var names: [String: [String]] = [:]
+    /// (A million features may carry one: the field's name is made only for an error.)
+    private func readAudience(_ properties: JSONObject, index: Int, identifier: String) -> Result<ConditionAudience, InputError> {
+        var devices: [String] = [], groups: [String] = []
         for key in ["devices", "groups"] {
             guard let value = properties[key] else { continue }
-            let field = "\(name).properties.\(key)", line = properties.line(of: key)
+            func field() -> String { "\(Self.name(index, identifier)).properties.\(key)" }
+            let line = properties.line(of: key)
             guard case .array(let elements) = value, !elements.isEmpty else {
-                return .failure(problem(line: line, field: field, "expected a non-empty array of \(key == "devices" ? "device" : "group") names, got \(value.kindName)"))
+                return .failure(problem(line: line, field: field(), "expected a non-empty array of \(key == "devices" ? "device" : "group") names, got \(value.kindName)"))
             }
             var list: [String] = []
+            list.reserveCapacity(elements.count)
             for (k, element) in elements.enumerated() {
                 guard case .string(let name) = element, !name.isEmpty else {
-                    return .failure(problem(line: line, field: "\(field)[\(k)]", "expected a non-empty string, got \(element.kindName)"))
+                    return .failure(problem(line: line, field: "\(field())[\(k)]", "expected a non-empty string, got \(element.kindName)"))
                 }
                 list.append(name)
             }
-            names[key] = list
+            if key == "devices" { devices = list } else { groups = list }
         }
-        return .success(ConditionAudience(devices: names["devices"] ?? [], groups: names["groups"] ?? []))
+        return .success(ConditionAudience(devices: devices, groups: groups))
     }
 
     func readCondition(_ feature: JSONObject, properties: JSONObject) throws(LocatedProblem) -> Condition {
