@@ -12,7 +12,8 @@
 #   Benchmarks/workloads/audiences.py's shared.geojson, audiences.geojson and fixes.csv; made at
 #   full size (100k devices, 10M fixes; about 30 s, 1.2 GB) if it has no manifest.json. For a
 #   small run make it first, e.g. python3 Benchmarks/workloads/audiences.py --devices 1000
-#   --fixes 100000 --out .build/workloads-audiences-small, and pass that directory.
+#   --fixes 100000 --out .build/workloads-audiences-small, and pass that directory. With perimeter-bench
+#   built beside PERIMETER, also what the engine keeps per condition (`perimeter-bench storage`).
 set -euo pipefail
 rounds=$1; cpus=$2; tool=$3; work=${4:-.build/workloads-audiences}
 [ -f "$work/manifest.json" ] || python3 Benchmarks/workloads/audiences.py --out "$work"
@@ -101,3 +102,12 @@ for what, rate in (("wall", wall), ("engine", engine)):
     ratio = rate["audiences"] / rate["shared"]
     print(f"throughput audiences / shared ({what}): {ratio:.3f} (target >= 0.5: {'met' if ratio >= 0.5 else 'NOT met'})")
 EOF
+# What the engine keeps per condition once loaded (peak RSS above also counts the file's parse), when
+# perimeter-bench is built beside PERIMETER.
+bench=$(dirname "$tool")/perimeter-bench
+if [ -x "$bench" ]; then
+  for v in "${variants[@]}"; do
+    echo; echo "== $v: what the engine keeps ($bench storage)"
+    "$bench" storage "$work/$v.geojson"
+  done
+fi

@@ -11,11 +11,16 @@
 // default, one record at a time with --per-point (StatefulRun.swift). The line also gives the fixes
 // their device's anchor answered without geometry (`anchored`), and those that measured only the
 // conditions whose anchor terms they broke (`near`). `monitor` prints latency percentiles of one
-// fix at a time instead (MonitorLatency.swift).
+// fix at a time instead (MonitorLatency.swift). `storage CONDITIONS` prints what a conditions file's
+// conditions take in the engine, by part and per condition (StorageReport.swift).
 //
 // Everything timed runs inside functions on local values: top-level code's variables are globals.
 import Foundation
 
+if CommandLine.arguments.count == 3 && CommandLine.arguments[1] == "storage" {
+    StorageReport.run(CommandLine.arguments[2])
+    exit(0)
+}
 let options = BenchOptions(arguments: Array(CommandLine.arguments.dropFirst()))
 if options.mode == "monitor" {
     await MonitorLatency.run(options)
