@@ -78,7 +78,8 @@ extension MonitoringEngine {
     /// storage beyond 15 bytes. For capacity planning; `prepare()` first, so that the indexes exist.
     public var conditionStorage: [(part: String, bytes: Int)] { catalog.heapBytes }
 
-    /// Identifiers of the monitored conditions, in the order they were added.
+    /// Identifiers of the conditions added and not removed, in the order they were added (whoever
+    /// watches them, and whether a profile's limit leaves them unmonitored for some devices).
     public var identifiers: [String] { catalog.identifiers }
 
     /// The condition monitored under `identifier`, if any.

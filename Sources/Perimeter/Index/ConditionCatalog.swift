@@ -374,7 +374,7 @@ struct ConditionCatalog: Sendable {
         geographic[Int(i)].isRemoved || (audiences.hasAudiences && audiences.isPrivate(geographic: i))
     }
 
-    /// Identifiers of the monitored conditions, in addition order.
+    /// Identifiers of the conditions added and not removed, in addition order.
     var identifiers: [String] {
         var result: [String] = []
         forEachAddition { entry in
