@@ -31,6 +31,30 @@ import Testing
         #expect(run.stdout == (try Fixture.text("audiences/\(name)/expected-events.jsonl")))
     }
 
+    /// Through a store: the recording in two runs of `evaluate --state`, the second restoring the
+    /// conditions' audiences and the groups from the store (schema version 3), gives the same events
+    /// as one run, and finds the conditions unchanged.
+    @Test(arguments: names)
+    func inTwoRunsThroughAStore(_ name: String) throws {
+        let dir = "Fixtures/audiences/\(name)"
+        let lines = try Fixture.text("audiences/\(name)/observations.jsonl").split(separator: "\n", omittingEmptySubsequences: false)
+        let half = lines.count / 2
+        let first = try Fixture.write(lines[..<half].joined(separator: "\n") + "\n", named: "first.jsonl")
+        let second = try Fixture.write(lines[half...].joined(separator: "\n"), named: "second.jsonl")
+        let state = Fixture.temporaryPath("state.db")
+        var events = ""
+        for (k, part) in [first, second].enumerated() {
+            let out = Fixture.temporaryPath("out\(k).jsonl")
+            let run = try EndToEndTests.run(["evaluate", "--conditions", "\(dir)/conditions.geojson", "--observations", part,
+                                             "--state", state, "--out", out] + (try Self.flags(name)))
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(!run.stderr.contains("changed"), "\(run.stderr)")
+            // (A run that goes on from a store numbers its records after those the store has read.)
+            events += try String(contentsOfFile: out, encoding: .utf8)
+        }
+        #expect(events == (try Fixture.text("audiences/\(name)/expected-events.jsonl")))
+    }
+
     @Test(arguments: names)
     func throughTheLibrary(_ name: String) async throws {
         let monitor = try await Fixture.monitor("audiences/\(name)/conditions.geojson", name: name,
