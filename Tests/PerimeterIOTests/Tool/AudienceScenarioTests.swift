@@ -55,6 +55,32 @@ import Testing
         #expect(events == (try Fixture.text("audiences/\(name)/expected-events.jsonl")))
     }
 
+    /// What the tool says of audiences it cannot serve or that look wrong: a ranged beacon with an
+    /// audience is refused (naming file and line); group conditions without a groups file, and a
+    /// group the file gives no member, are warned of; `validate --groups` checks the file.
+    @Test func theToolSaysWhatItCannotDoOrDoubts() throws {
+        let conditions = try Fixture.write("""
+            {"type":"FeatureCollection","features":[
+            {"type":"Feature","id":"gate","geometry":null,"properties":{"beacon":{"uuid":"5A4BCFCE-174E-4BAC-A814-092E77F6B7E5"},"ranging":true,"devices":["ana"]}},
+            {"type":"Feature","id":"depot","geometry":{"type":"Point","coordinates":[4.83,45.75]},"properties":{"radius":100,"groups":["drivers"]}}
+            ]}
+
+            """, named: "scoped.geojson")
+        let observations = try Fixture.write(#"{"type":"fix","device":"ana","t":0,"lat":45.75,"lon":4.83,"accuracy":5}"# + "\n", named: "o.jsonl")
+        let range = try EndToEndTests.run(["range", "--conditions", conditions, "--observations", observations])
+        #expect(range.status != 0)
+        #expect(range.stderr.contains("\(conditions):2: feature \"gate\": ranging is for every device"), "\(range.stderr)")
+        let alone = try EndToEndTests.run(["evaluate", "--conditions", conditions, "--observations", observations])
+        #expect(alone.status == 0)
+        #expect(alone.stderr.contains("\(conditions):3: feature \"depot\" is for groups (properties.groups) but no --groups file"), "\(alone.stderr)")
+        let groups = try Fixture.write("device,group\nana,driver\n", named: "groups.csv")
+        let misspelt = try EndToEndTests.run(["evaluate", "--conditions", conditions, "--observations", observations, "--groups", groups])
+        #expect(misspelt.stderr.contains("\(groups): no device is in group \"drivers\", which feature \"depot\" (line 3) is for"), "\(misspelt.stderr)")
+        let validate = try EndToEndTests.run(["validate", "--conditions", conditions, "--groups", groups])
+        #expect(validate.status == 0)
+        #expect(validate.stdout == "\(conditions): 2 conditions OK (1 circles, 0 polygons, 1 beacons; 2 for some devices only)\n\(groups): 1 memberships OK (1 groups)\n")
+    }
+
     @Test(arguments: names)
     func throughTheLibrary(_ name: String) async throws {
         let monitor = try await Fixture.monitor("audiences/\(name)/conditions.geojson", name: name,
