@@ -48,11 +48,10 @@ def _names(value, field):
 
 def read_audience(condition, properties):
     """Set condition.devices and condition.groups (frozensets, or None when absent) from a
-    feature's properties. JSON null counts as absent. AudienceError on a bad value."""
-    devices = properties.get("devices")
-    groups = properties.get("groups")
-    condition.devices = None if devices is None else _names(devices, "devices")
-    condition.groups = None if groups is None else _names(groups, "groups")
+    feature's properties. AudienceError on a bad value, null included (docs/audiences.md: a
+    conditions file's properties are present with a value or absent)."""
+    condition.devices = _names(properties["devices"], "devices") if "devices" in properties else None
+    condition.groups = _names(properties["groups"], "groups") if "groups" in properties else None
 
 
 class Groups:
