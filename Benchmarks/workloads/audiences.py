@@ -42,8 +42,8 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from generate import (METRES_PER_DEGREE, NS, STREAM_CIRCLES, STREAM_FIXES, T0_SECONDS, Area,  # noqa: E402
-                      permutation, random_unit_vectors, rng_for, uniform)
+from generate import (METRES_PER_DEGREE, STREAM_CIRCLES, STREAM_FIXES, T0_SECONDS, Area,  # noqa: E402
+                      permutation, random_unit_vectors, rng_for, uniform, walk_positions)
 
 STREAM_PRIVATE = 21
 CHUNK = 200_000  # records or features formatted per write
@@ -61,22 +61,9 @@ def walk(args, area: Area):
     seconds = -(-n // devices)
     track_lat = np.empty((seconds, devices))
     track_lon = np.empty((seconds, devices))
-    for s in range(seconds):
+    for s, (lat, lon) in enumerate(walk_positions(rng, area, lat, lon, speed, dx, dy, seconds)):
         track_lat[s] = lat
         track_lon[s] = lon
-        turn = rng.random(devices) < 0.05
-        k = int(turn.sum())
-        if k:
-            tx, ty = random_unit_vectors(rng, k)
-            dx[turn] = tx
-            dy[turn] = ty
-        lat = lat + speed * dy / METRES_PER_DEGREE
-        lon = lon + speed * dx / area.metres_per_degree_lon
-        for v, d, lo, hi in ((lat, dy, area.min_lat, area.max_lat), (lon, dx, area.min_lon, area.max_lon)):
-            over, under = v > hi, v < lo
-            v[over] = 2 * hi - v[over]
-            v[under] = 2 * lo - v[under]
-            d[over | under] *= -1
     accuracy = uniform(rng, 5.0, 65.0, n)
     return order, track_lat, track_lon, accuracy
 

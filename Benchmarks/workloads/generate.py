@@ -291,19 +291,13 @@ def random_unit_vectors(rng: np.random.Generator, n: int):
     return out_x, out_y
 
 
-def generate_fixes(args, area: Area, out: str) -> dict:
-    rng = rng_for(args.seed, STREAM_FIXES)
-    n, devices = args.fixes, args.devices
-    order = permutation(rng, devices)
-    lat, lon = area.uniform_points(rng, devices)
-    speed = uniform(rng, 1.0, 30.0, devices)
-    dx, dy = random_unit_vectors(rng, devices)
-    seconds = -(-n // devices)
-    out_lat = np.empty(seconds * devices)
-    out_lon = np.empty(seconds * devices)
-    for s in range(seconds):
-        out_lat[s * devices:(s + 1) * devices] = lat[order]
-        out_lon[s * devices:(s + 1) * devices] = lon[order]
+def walk_positions(rng, area: Area, lat, lon, speed, dx, dy, seconds: int):
+    """The devices' positions second by second (each yielded before that second's step): straight
+    lines at `speed` m/s, a 5 % chance a second of turning to a random heading, reflected at the
+    area's edges. Draws from `rng` as it goes."""
+    devices = len(lat)
+    for _ in range(seconds):
+        yield lat, lon
         turn = rng.random(devices) < 0.05
         k = int(turn.sum())
         if k:
@@ -317,6 +311,21 @@ def generate_fixes(args, area: Area, out: str) -> dict:
             v[over] = 2 * hi - v[over]
             v[under] = 2 * lo - v[under]
             d[over | under] *= -1
+
+
+def generate_fixes(args, area: Area, out: str) -> dict:
+    rng = rng_for(args.seed, STREAM_FIXES)
+    n, devices = args.fixes, args.devices
+    order = permutation(rng, devices)
+    lat, lon = area.uniform_points(rng, devices)
+    speed = uniform(rng, 1.0, 30.0, devices)
+    dx, dy = random_unit_vectors(rng, devices)
+    seconds = -(-n // devices)
+    out_lat = np.empty(seconds * devices)
+    out_lon = np.empty(seconds * devices)
+    for s, (lat, lon) in enumerate(walk_positions(rng, area, lat, lon, speed, dx, dy, seconds)):
+        out_lat[s * devices:(s + 1) * devices] = lat[order]
+        out_lon[s * devices:(s + 1) * devices] = lon[order]
     out_lat, out_lon = out_lat[:n], out_lon[:n]
     accuracy = uniform(rng, 5.0, 65.0, n)
     t_ns, device = interleaved_times(n, devices, order)
