@@ -11,7 +11,7 @@ extension DeviceState {
         } else {
             start(at: time, cause: cause, sequence: sequence, grace: grace)
         }
-        if watch.epoch != catalog.watchEpoch { refreshWatch(at: time, catalog: catalog, policy: policy) }
+        updateWatch(at: time, catalog: catalog, policy: policy)
         catchUp(with: catalog, policy: policy)
         advance(to: time, inclusive: false, cause: cause, catalog: catalog, policy: policy, events: &events)
         settle(at: time, cause: cause, grace: grace)

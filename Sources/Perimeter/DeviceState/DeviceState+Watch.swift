@@ -1,10 +1,13 @@
 // What a device watches (SPEC §5.6) and monitors (§5.4), made again when the catalogue's audiences,
 // or under a profile's limits its conditions, change (docs/audiences.md).
 extension DeviceState {
-    /// Makes the device's `Watch` anew, at its record at `time`. Under a profile's limits, a condition
-    /// it monitors now and did not before (a place freed by a removal) starts afresh, as if added
-    /// now.
-    mutating func refreshWatch(at time: Timestamp, catalog: ConditionCatalog, policy: MonitoringPolicy) {
+    /// Makes the device's `Watch` anew, at `time`, if the catalogue's audiences or (under a profile's
+    /// limits) its conditions changed since it was made: before a record's effect, and before the end
+    /// of the input fires a device's timers (a device restored from a snapshot has made none yet).
+    /// Under a profile's limits, a condition it monitors now and did not before (a place freed by a
+    /// removal) starts afresh, as if added now.
+    mutating func updateWatch(at time: Timestamp, catalog: ConditionCatalog, policy: MonitoringPolicy) {
+        guard watch.epoch != catalog.watchEpoch else { return }
         let before = watch
         watch = catalog.watch(for: name)
         // (The anchor vouched for the conditions watched then.)

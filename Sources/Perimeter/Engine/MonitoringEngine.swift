@@ -41,8 +41,9 @@ public struct MonitoringEngine: Sendable {
     ///   a condition it does not have).
     public init(policy: MonitoringPolicy, restoring snapshot: Snapshot) throws(SnapshotProblem) {
         self.init(policy: policy)
+        let limits = catalog.perDeviceLimits  // (as `init(policy:)` set them)
         catalog = try snapshot.restoredCatalog()
-        if !policy.profile.monitorsEverything { catalog.perDeviceLimits = policy.profile }
+        catalog.perDeviceLimits = limits
         devices = snapshot.devices.map(\.state)
         deviceIndex = Dictionary(devices.indices.map { (devices[$0].name, $0) }, uniquingKeysWith: { first, _ in first })
         latestTime = snapshot.latestTime
@@ -333,8 +334,7 @@ public struct MonitoringEngine: Sendable {
     /// expire. Nothing later is invented; events still held stay held.
     public mutating func finish(into events: inout [MonitorEvent]) {
         for di in startedDevices {
-            // (A device restored from a snapshot has not made its watch yet.)
-            if devices[di].watch.epoch != catalog.watchEpoch { devices[di].refreshWatch(at: devices[di].lastTime, catalog: catalog, policy: policy) }
+            devices[di].updateWatch(at: devices[di].lastTime, catalog: catalog, policy: policy)
             devices[di].catchUp(with: catalog, policy: policy)
             devices[di].advance(to: devices[di].lastTime, inclusive: true, cause: devices[di].lastCause,
                                 catalog: catalog, policy: policy, events: &events)
