@@ -8,8 +8,12 @@ Runs the job in local[2,3] (2 threads, a task may be tried 3 times) in one Spark
   - Fixtures/scenarios/05-provisional-displaced with its extra flags (held and dropped events);
   - Fixtures/audiences/02-groups-file with --groups;
   - a task of partition 0 that fails once before writing anything (same events after the retry);
-  - a bad record at line 100 of a copy of city/observations.jsonl: the job must fail naming
+  - a bad record at line 100 of a copy of city/observations.jsonl and .csv: the job must fail naming
     that file and line 100;
+  - city split into parts: JSON Lines in a directory (with an empty part and _SUCCESS), CSV parts
+    each with its header (a glob), Parquet parts with a timestamp column; a bad record in a CSV
+    part, named by that part and its own line;
+  - --quarantine: two bad records set aside, equal to the tool's own quarantine lines;
 and once through `spark-submit` (the command line a user runs).
 For each run: the events, as canonical JSON lines, are the same multiset as the tool's, and each
 device's events come in the tool's order.
@@ -89,8 +93,8 @@ def compare(expected, got, label):
     check(by_device(expected) == by_device(got), f"{label}: same order per device")
 
 
-def run(spark, tmp, label, args):
-    out = os.path.join(tmp, label.replace(" ", "_").replace("/", "_"))
+def run(spark, tmp, label, args, out=None):
+    out = out or os.path.join(tmp, label.replace(" ", "_").replace("/", "_").replace(",", ""))
     a = perimeter_spark.parse_args(args[:args.index("--")] + ["--out", out] + args[args.index("--"):]
                                    if "--" in args else args + ["--out", out])
     t = time.time()
@@ -102,6 +106,142 @@ def run(spark, tmp, label, args):
     if a.partitions and a.partitions > 1 and len(by_device(events)) > 1:
         check(len([k for k in files if k]) > 1, f"{label}: events from more than one partition")
     return events
+
+
+def write_parts(directory, pieces, names):
+    os.makedirs(directory)
+    for name, lines in zip(names, pieces):
+        with open(os.path.join(directory, name), "w", encoding="utf-8") as f:
+            f.write("".join(l + "\n" for l in lines))
+
+
+def check_inputs(spark, perimeter, tmp, cond):
+    """Several files as one stream (JSON Lines, CSV with a header in each, Parquet with a timestamp
+    column), and the quarantine."""
+    P = ["--perimeter", perimeter, "--conditions", cond]
+    city = os.path.join(REPO, "Fixtures", "city")
+    jsonl = open(os.path.join(city, "observations.jsonl"), encoding="utf-8").read().splitlines()
+    cuts = [0, 60, 61, 140, len(jsonl)]  # a one-line part too
+    pieces = [jsonl[a:b] for a, b in zip(cuts, cuts[1:])]
+
+    # JSON Lines: a directory of parts, an empty one and Spark's _SUCCESS among them.
+    parts = os.path.join(tmp, "jsonl-parts")
+    write_parts(parts, pieces + [[]], ["part-00000.jsonl", "part-00001.jsonl", "part-00002.jsonl",
+                                       "part-00003.jsonl", "part-00004.jsonl"])
+    open(os.path.join(parts, "_SUCCESS"), "w").close()
+    expected = tool_events(perimeter, cond, os.path.join(city, "observations.jsonl"))
+    label = "city jsonl in 4 parts + an empty one, N=3"
+    print(label)
+    out = os.path.join(tmp, "jsonl-parts-out")
+    got = run(spark, tmp, label, P + ["--observations", parts, "--partitions", "3"], out=out)
+    compare(expected, got, label)
+    sources = [json.loads(l) for f in sorted(glob.glob(os.path.join(out, "_sources", "part-*")))
+               for l in open(f, encoding="utf-8") if l.strip()]
+    check([(os.path.basename(s["file"]), s["first"], s["lines"]) for s in sources] ==
+          [("part-0000%d.jsonl" % i, 1 + cuts[i], len(pieces[i])) for i in range(4)],
+          f"{label}: _sources lists each part (Spark skips the empty one) with its first position "
+          "and its lines")
+
+    # CSV: each part has its header. A position counts every line, headers too, so the tool's
+    # causes over one file are mapped to the parts' positions.
+    csv_lines = open(os.path.join(city, "observations.csv"), encoding="utf-8").read().splitlines()
+    header, rows = csv_lines[0], csv_lines[1:]
+    pieces = [rows[a:b] for a, b in zip([0, 70, 150], [70, 150, len(rows)])]
+    parts = os.path.join(tmp, "csv-parts")
+    write_parts(parts, [[header] + p for p in pieces], ["a.csv", "b.csv", "c.csv"])
+    position = {1: 1}  # the one file's line -> the parts' position
+    line, pos = 1, 0
+    for p in pieces:
+        pos += 1  # this part's header
+        for _ in p:
+            line += 1
+            pos += 1
+            position[line] = pos
+    expected = [canonical(dict(json.loads(e), cause=position[json.loads(e)["cause"]]))
+                for e in tool_events(perimeter, cond, os.path.join(city, "observations.csv"))]
+    label = "city csv in 3 parts, N=2"
+    print(label)
+    got = run(spark, tmp, label, P + ["--observations", os.path.join(parts, "*.csv"),
+                                      "--partitions", "2"])
+    compare(expected, got, label)
+
+    bad_parts = os.path.join(tmp, "csv-bad-parts")
+    broken = [list(p) for p in pieces]
+    cells = broken[1][9].split(",")
+    cells[3] = "95.0"
+    broken[1][9] = ",".join(cells)  # line 11 of b.csv (line 1 is its header)
+    write_parts(bad_parts, [[header] + p for p in broken], ["a.csv", "b.csv", "c.csv"])
+    expect_failure(spark, tmp, "bad record at line 11 of the second CSV part",
+                   P + ["--observations", bad_parts, "--input-format", "csv", "--partitions", "2"],
+                   os.path.join(bad_parts, "b.csv") + ':11: field "lat"')
+
+    # Parquet: three files written in order, `t` a timestamp column.
+    from pyspark.sql import functions as F
+    schema = spark.read.json(os.path.join(city, "observations.jsonl")).schema
+    parts = os.path.join(tmp, "parquet-parts")
+    os.makedirs(parts)
+    for i, (a, b) in enumerate(zip([0, 90, 91], [90, 91, len(jsonl)])):
+        piece = os.path.join(tmp, f"piece-{i}.jsonl")
+        write_parts_file(piece, jsonl[a:b])
+        staged = os.path.join(tmp, f"piece-{i}.parquet")
+        (spark.read.schema(schema).json(piece).coalesce(1)
+         .withColumn("t", F.when(F.col("t").rlike("^[0-9.]+$"),
+                                 F.timestamp_seconds(F.col("t").cast("decimal(20,6)")))
+                     .otherwise(F.to_timestamp("t")))
+         .write.parquet(staged))
+        [f] = glob.glob(os.path.join(staged, "part-*.parquet"))
+        shutil.move(f, os.path.join(parts, f"part-{i:05d}.parquet"))
+    expected = tool_events(perimeter, cond, os.path.join(city, "observations.jsonl"))
+    label = "city as 3 Parquet files with a timestamp column, N=7"
+    print(label)
+    got = run(spark, tmp, label, P + ["--observations", parts, "--input-format", "parquet",
+                                      "--partitions", "7", "--out-format", "jsonl"])
+    compare(expected, got, label)
+
+    # Quarantine: two bad records set aside, the events those of the tool's own --quarantine run.
+    bad = os.path.join(tmp, "quarantine.jsonl")
+    lines = list(jsonl)
+    for i, field, value in ((99, "lat", 95.0), (149, "lon", 200.0)):
+        rec = json.loads(lines[i])
+        rec[field] = value
+        lines[i] = json.dumps(rec)
+    write_parts_file(bad, lines)
+    tool_quarantine = os.path.join(tmp, "tool-quarantine.jsonl")
+    expected = tool_events(perimeter, cond, bad, extra=["--quarantine", tool_quarantine])
+    label = "city jsonl with 2 bad records, --quarantine, N=3"
+    print(label)
+    qdir = os.path.join(tmp, "quarantine-out")
+    got = run(spark, tmp, label, P + ["--observations", bad, "--partitions", "3",
+                                      "--quarantine", qdir])
+    compare(expected, got, label)
+    want = [canonical(json.loads(l)) for l in open(tool_quarantine, encoding="utf-8")]
+    have = [canonical({k: v for k, v in json.loads(l).items() if v is not None})
+            for f in sorted(glob.glob(os.path.join(qdir, "part-*"))) for l in open(f, encoding="utf-8")
+            if l.strip()]
+    if have != want:
+        print(f"  tool: {want}\n  job:  {have}")
+    check(len(want) == 2 and have == want,
+          f"{label}: the quarantine holds the tool's own quarantine lines ({len(have)} vs {len(want)})")
+
+
+def write_parts_file(path, lines):
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("".join(l + "\n" for l in lines))
+
+
+def expect_failure(spark, tmp, label, args, needle):
+    print(label)
+    try:
+        run(spark, tmp, label, args)
+        check(False, f"{label}: the job failed")
+    except Exception as e:  # Py4JJavaError / PythonException with the worker's traceback
+        msg = str(e)
+        check(True, f"{label}: the job failed")
+        check(needle in msg, f"{label}: the error names {needle}")
+        check("<stdin>" not in msg, f"{label}: no unmapped <stdin>:LINE left")
+        for l in msg.splitlines():
+            if "perimeter: error" in l:
+                print("       " + l.strip()[:200])
 
 
 def main():
@@ -192,21 +332,11 @@ def main():
                 lines[99] = ",".join(cells)
             with open(bad, "w", encoding="utf-8") as f:
                 f.write("\n".join(lines) + "\n")
-            label = f"bad record at line 100 of {ext}, N=3"
-            print(label)
-            try:
-                run(spark, tmp, label, P + ["--conditions", cond, "--observations", bad,
-                                            "--partitions", "3"])
-                check(False, f"{label}: the job failed")
-            except Exception as e:  # Py4JJavaError / PythonException with the worker's traceback
-                msg = str(e)
-                check(True, f"{label}: the job failed")
-                check(f'{bad}:100: field "lat"' in msg,
-                      f"{label}: the error names {os.path.basename(bad)}:100 and the field")
-                check("<stdin>" not in msg, f"{label}: no unmapped <stdin>:LINE left")
-                for l in msg.splitlines():
-                    if "perimeter: error" in l:
-                        print("       " + l.strip()[:200])
+            expect_failure(spark, tmp, f"bad record at line 100 of {ext}, N=3",
+                           P + ["--conditions", cond, "--observations", bad, "--partitions", "3"],
+                           f'{bad}:100: field "lat"')
+
+        check_inputs(spark, perimeter, tmp, cond)
     finally:
         spark.stop()
 
