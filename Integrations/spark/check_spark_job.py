@@ -14,6 +14,8 @@ Runs the job in local[2,3] (2 threads, a task may be tried 3 times) in one Spark
     each with its header (a glob), Parquet parts with a timestamp column; a bad record in a CSV
     part, named by that part and its own line;
   - --quarantine: two bad records set aside, equal to the tool's own quarantine lines;
+  - a byte order mark, blank lines, a device spelt in NFC and in NFD, names needing JSON escapes
+    and CSV quotes, `device` not the first member, and files cut into 2 KB splits;
 and once through `spark-submit` (the command line a user runs).
 For each run: the events, as canonical JSON lines, are the same multiset as the tool's, and each
 device's events come in the tool's order.
@@ -224,6 +226,63 @@ def check_inputs(spark, perimeter, tmp, cond):
           f"{label}: the quarantine holds the tool's own quarantine lines ({len(have)} vs {len(want)})")
 
 
+def check_tricky(spark, perimeter, tmp, cond):
+    """Input that is easy to get wrong: a byte order mark, blank lines, one device spelt in NFC and
+    in NFD, a name that needs JSON escapes or CSV quotes, `device` not the first member; and files
+    cut into many small splits, so that positions cross split and partition boundaries."""
+    import csv
+    import io
+    import unicodedata
+    city = os.path.join(REPO, "Fixtures", "city")
+    names = {"alice": ["Zo\u00e9", unicodedata.normalize("NFD", "Zo\u00e9")],
+             "bob": ['Smith, "J"', 'Smith, "J"']}
+
+    out = []
+    for i, line in enumerate(open(os.path.join(city, "observations.jsonl"), encoding="utf-8")):
+        rec = json.loads(line)
+        rec["device"] = names.get(rec["device"], [rec["device"]] * 2)[i % 2]
+        if i % 3 == 0:
+            rec = dict(sorted(rec.items(), key=lambda kv: kv[0] == "device"))  # device last
+        out.append(json.dumps(rec, ensure_ascii=(i % 4 == 0)))
+        if i % 37 == 5:
+            out.append(" \t")
+    jsonl = os.path.join(tmp, "tricky.jsonl")
+    with open(jsonl, "w", encoding="utf-8") as f:
+        f.write("\ufeff" + "\n".join(out) + "\n\n")
+
+    rows = list(csv.reader(open(os.path.join(city, "observations.csv"), encoding="utf-8")))
+    k = rows[0].index("device")
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(rows[0])
+    for i, r in enumerate(rows[1:]):
+        r[k] = names.get(r[k], [r[k]] * 2)[i % 2]
+        w.writerow(r)
+        if i % 41 == 7:
+            buf.write("\n")
+    tricky_csv = os.path.join(tmp, "tricky.csv")
+    with open(tricky_csv, "w", encoding="utf-8") as f:
+        f.write("\ufeff" + buf.getvalue())
+
+    for path in (jsonl, tricky_csv):
+        expected = tool_events(perimeter, cond, path)
+        check(len({json.loads(e)["device"] for e in expected} & {"Zo\u00e9", 'Smith, "J"'}) == 2,
+              f"{os.path.basename(path)}: the tool's events name the renamed devices")
+        for split_bytes in (None, "2048"):
+            label = f"{os.path.basename(path)} N=7" + (f" splits of {split_bytes} B" if split_bytes else "")
+            print(label)
+            if split_bytes:
+                spark.conf.set("spark.sql.files.maxPartitionBytes", split_bytes)
+                spark.conf.set("spark.sql.files.openCostInBytes", "1")
+            try:
+                got = run(spark, tmp, label, ["--perimeter", perimeter, "--conditions", cond,
+                                              "--observations", path, "--partitions", "7"])
+            finally:
+                spark.conf.unset("spark.sql.files.maxPartitionBytes")
+                spark.conf.unset("spark.sql.files.openCostInBytes")
+            compare(expected, got, label)
+
+
 def write_parts_file(path, lines):
     with open(path, "w", encoding="utf-8") as f:
         f.write("".join(l + "\n" for l in lines))
@@ -337,6 +396,7 @@ def main():
                            f'{bad}:100: field "lat"')
 
         check_inputs(spark, perimeter, tmp, cond)
+        check_tricky(spark, perimeter, tmp, cond)
     finally:
         spark.stop()
 

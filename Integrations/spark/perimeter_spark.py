@@ -9,10 +9,10 @@
 1. The observations are the files PATH... name (files, directories, globs: any path Spark reads),
    sorted by path and taken as one stream, their concatenation. Each record is numbered with its
    position in that stream (spark_observations.py): with one file, its line (Parquet: its row).
-2. Each record's device picks a bucket, crc32 of the NFC-normalised name modulo N;
-   `repartitionAndSortWithinPartitions` by (bucket, position) puts each device's records in one
-   partition, in input order, and spills to disk rather than hold a partition whole.
-3. Each partition streams its records through one `perimeter evaluate --observations - --out -`
+2. `repartition(N, device)` (the name NFC-normalised) and `sortWithinPartitions(position)`, Spark
+   SQL's own shuffle and sort, put each device's records in one partition, in input order.
+3. Each partition (`mapInArrow`) streams its records through one
+   `perimeter evaluate --observations - --out -`
    (spark_partition.py); each event's `cause` is mapped back to the record's position, each error
    and quarantined record to its file and line.
 4. The binary, the conditions and the groups file reach the executors with `sc.addFile`.
@@ -179,11 +179,14 @@ def _run_job(spark, a, sc, n, perimeter, stage):
                (("perimeter", perimeter), ("conditions", a.conditions), ("groups", a.groups)) if path}
 
     if a.input_format == "parquet":
-        keyed, sources, header, total = spark_observations.read_parquet(spark, a.observations, n)
+        records, sources, header = spark_observations.read_parquet(spark, a.observations)
     else:
-        keyed, sources, header, total = spark_observations.read_text(
-            spark, a.observations, a.input_format, n)
-    records = keyed.repartitionAndSortWithinPartitions(n, partitionFunc=lambda k: k[0])
+        records, sources, header = spark_observations.read_text(spark, a.observations,
+                                                                a.input_format)
+    # Every device's records in one partition, in input order. An explicit number of partitions:
+    # adaptive execution keeps it.
+    records = records.repartition(n, "device").sortWithinPartitions("position") \
+        .select("position", "record")
 
     quarantined = sc.accumulator([], spark_partition.ListParam()) if a.quarantine else None
     job = {"perimeter": shipped["perimeter"], "conditions": shipped["conditions"],
@@ -192,15 +195,14 @@ def _run_job(spark, a, sc, n, perimeter, stage):
            "header": header, "header_position": sources.header_position,
            "quarantine": quarantined, "max_quarantined": a.max_quarantined,
            "fail_once_marker": a.test_fail_once}
-    events = spark.createDataFrame(records.mapPartitions(spark_partition.make_runner(job)),
-                                   EVENT_SCHEMA)
+    events = records.mapInArrow(spark_partition.make_runner(job, EVENT_SCHEMA), EVENT_SCHEMA)
     writer = events.write.mode(a.mode)
     if a.out_format == "parquet":
         writer.parquet(a.out)
     else:
         writer.option("ignoreNullFields", "false").json(a.out)
     # Spark's readers skip `_`-prefixed paths: the table of sources sits beside the events.
-    spark.createDataFrame(sources.rows(total), SOURCES_SCHEMA).coalesce(1) \
+    spark.createDataFrame(sources.rows(), SOURCES_SCHEMA).coalesce(1) \
         .write.mode("overwrite").json(a.out.rstrip("/") + "/_sources")
 
     if quarantined is not None:

@@ -1,6 +1,6 @@
-"""One partition of perimeter_spark.py's job: its records streamed through one `perimeter evaluate`
-process, its events read back as they come, each cause and each bad record named by the file and
-line it came from."""
+"""One partition of perimeter_spark.py's job (`mapInArrow`): its records streamed through one
+`perimeter evaluate` process, its events read back as they come, each cause and each bad record
+named by the file and line it came from."""
 
 import json
 import os
@@ -41,9 +41,11 @@ def map_error(stderr_text, lines, sources):
     return re.sub(r"(<stdin>|(?<![\w/.-])-):(\d+)", sub, stderr_text)
 
 
-def make_runner(job):
-    """The function mapPartitions runs. `job` is a small dict (names of shipped files, flags,
-    the sources table): the closure holds nothing per record."""
+def make_runner(job, event_schema):
+    """The function mapInArrow runs over batches of `position`, `record`. `job` is a small dict
+    (names of shipped files, flags, the sources table): the closure holds nothing per record."""
+    from pyspark.sql.pandas.types import to_arrow_schema
+    job = dict(job, arrow_schema=to_arrow_schema(event_schema))
 
     def run(iterator):
         ctx = TaskContext.get()
@@ -53,6 +55,8 @@ def make_runner(job):
             raise RuntimeError("perimeter_spark: injected failure of partition 0 (--test-fail-once)")
 
         first = next(iterator, None)
+        while first is not None and first.num_rows == 0:
+            first = next(iterator, None)
         if first is None:
             return  # no record in this partition: no process
         yield from _evaluate(job, ctx, first, iterator)
@@ -84,6 +88,8 @@ def _evaluate(job, ctx, first, iterator):
     cmd += list(job["extra"])
 
     lines = array("q")  # position of each piped line in the input: 8 bytes a record
+    import pyarrow as pa
+    import pyarrow.compute as pc
     errfile = tempfile.TemporaryFile()
     proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errfile,
                             bufsize=1 << 16)
@@ -95,12 +101,14 @@ def _evaluate(job, ctx, first, iterator):
             if job.get("header") is not None:
                 lines.append(job["header_position"])
                 out.write(job["header"] + b"\n")
-            item = first
-            while item is not None:
-                (_, position), text = item
-                lines.append(position)  # before the write: an event can only name a line written
-                out.write(text + b"\n")
-                item = next(iterator, None)
+            batch = first
+            while batch is not None:
+                # Before the write: an event can only name a line written.
+                lines.frombytes(batch.column(0).cast(pa.int64()).to_numpy().tobytes())
+                # Each record and its newline, one buffer for the batch.
+                text = pc.binary_join_element_wise(batch.column(1), pa.scalar(b""), b"\n")
+                out.write(_data(text))
+                batch = next(iterator, None)
         except BrokenPipeError:
             pass  # the tool stopped (a bad record): its exit status says why
         except BaseException as e:  # the input failed: stop the tool, report it
@@ -115,12 +123,16 @@ def _evaluate(job, ctx, first, iterator):
     t = threading.Thread(target=feed, name="perimeter-stdin", daemon=True)
     t.start()
     try:
+        events = []
         for raw in proc.stdout:
             ev = json.loads(raw)
-            ref = ev.get("refinement")
-            yield (ev["device"], ev["identifier"], ev["state"], ev["date"], ev["delivery"],
-                   ev.get("reason"), None if ref is None else (ref["uuid"], ref["major"], ref["minor"]),
-                   ev.get("diagnostics") or [], lines[ev["cause"] - 1])
+            ev["cause"] = lines[ev["cause"] - 1]
+            events.append(ev)
+            if len(events) == 8192:
+                yield pa.RecordBatch.from_pylist(events, schema=job["arrow_schema"])
+                events = []
+        if events:
+            yield pa.RecordBatch.from_pylist(events, schema=job["arrow_schema"])
         rc = proc.wait()
         t.join()
         if writer_error:
@@ -140,6 +152,16 @@ def _evaluate(job, ctx, first, iterator):
         errfile.close()
         if quarantine is not None:
             quarantine.close()
+
+
+def _data(array):
+    """The bytes of a (large) binary array's values, end to end, without a copy."""
+    import numpy as np
+    import pyarrow as pa
+    _, offsets, data = array.buffers()
+    kind = np.int64 if pa.types.is_large_binary(array.type) else np.int32
+    bounds = np.frombuffer(offsets, dtype=kind)[array.offset:array.offset + len(array) + 1]
+    return memoryview(data)[int(bounds[0]):int(bounds[-1])]
 
 
 def _report_quarantine(job, path, lines, sources, ctx):
