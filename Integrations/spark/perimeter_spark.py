@@ -71,7 +71,6 @@ SOURCES_SCHEMA = StructType([
     StructField("first", LongType(), False),   # the position (cause) of its line 1
     StructField("lines", LongType(), False),   # lines (Parquet: rows) in the file
 ])
-EVENT_KEYS = [f.name for f in EVENT_SCHEMA.fields]
 
 # evaluate options that name outputs or state of one process: they make no sense per partition.
 REFUSED_EXTRA = {"--out", "--observations", "--conditions", "--groups", "--format", "--state",
@@ -105,7 +104,7 @@ def parse_args(argv):
     p.add_argument("--perimeter", help="path of the perimeter binary (default: .build/release/perimeter "
                    "beside the repository, else `perimeter` on PATH)")
     p.add_argument("--mode", choices=["overwrite", "errorifexists"], default="errorifexists",
-                   help="what to do when --out exists (default: fail)")
+                   help="what to do when --out or --quarantine exists (default: stop before any work)")
     # For tests: the first attempt of partition 0 fails (before writing anything) while MARKER does
     # not exist; it creates MARKER. Only meaningful when driver and executors share a file system.
     p.add_argument("--test-fail-once", metavar="MARKER", help=argparse.SUPPRESS)
@@ -119,6 +118,14 @@ def parse_args(argv):
         first = a.observations[0].lower().rstrip("/")
         a.input_format = ("csv" if first.endswith(".csv") else
                           "parquet" if first.endswith(".parquet") else "jsonl")
+    outputs = [a.out.rstrip("/")] + ([a.quarantine.rstrip("/")] if a.quarantine else [])
+    named = [o.rstrip("/") for o in a.observations] + [a.conditions] + ([a.groups] if a.groups else [])
+    if len(set(outputs)) < len(outputs):
+        p.error("--out and --quarantine name the same directory")
+    for o in outputs:
+        if o in named:
+            p.error(f"{o} is an input: the job writes only directories it creates "
+                    "(or replaces, with --mode overwrite)")
     a.extra = extra
     return a
 
@@ -154,9 +161,25 @@ def ship(sc, path, stage):
     return name
 
 
+def refuse_existing(spark, a):
+    """Without --mode overwrite, an output directory that exists stops the job before any work
+    (Spark's writer would only find out after the evaluation)."""
+    if a.mode == "overwrite":
+        return
+    sc = spark.sparkContext
+    conf = sc._jsc.hadoopConfiguration()
+    for flag, out in (("--out", a.out), ("--quarantine", a.quarantine)):
+        if out:
+            path = sc._jvm.org.apache.hadoop.fs.Path(out)
+            if path.getFileSystem(conf).exists(path):
+                raise SystemExit(f"perimeter_spark: {flag} {out} exists; remove it or pass "
+                                 "--mode overwrite")
+
+
 def run_job(spark, a):
     """Run the job described by parse_args' result `a` in an existing SparkSession."""
     perimeter = find_perimeter(a.perimeter)
+    refuse_existing(spark, a)
     sc = spark.sparkContext
     n = a.partitions or sc.defaultParallelism
     # The task functions and the sources table live in these modules: the executors' Python
@@ -202,8 +225,8 @@ def _run_job(spark, a, sc, n, perimeter, stage):
     else:
         writer.option("ignoreNullFields", "false").json(a.out)
     # Spark's readers skip `_`-prefixed paths: the table of sources sits beside the events.
-    spark.createDataFrame(sources.rows(), SOURCES_SCHEMA).coalesce(1) \
-        .write.mode("overwrite").json(a.out.rstrip("/") + "/_sources")
+    spark_observations.literal_table(spark, sources.rows(), SOURCES_SCHEMA.fieldNames()) \
+        .coalesce(1).write.mode("overwrite").json(a.out.rstrip("/") + "/_sources")
 
     if quarantined is not None:
         bad = {(q["file"], q["line"]): q for q in quarantined.value}  # a stage run twice adds twice
