@@ -87,7 +87,13 @@ enum CommandSupport {
     /// the features are parsed and checked, and the polygons' evaluation data built, on as many.
     static func loadEngine(conditions path: String, groups: String?, policy: MonitoringPolicy, repair: Bool,
                            threads: Int = usableProcessorCount) throws -> MonitoringEngine {
-        let definitions = try readConditions(path, repair: repair, threads: threads)
+        try loadEngine(definitions: try readConditions(path, repair: repair, threads: threads), path: path, groups: groups,
+                       policy: policy, threads: threads)
+    }
+
+    /// An engine holding `definitions`, read from `path` (for messages), with `groups`' memberships.
+    static func loadEngine(definitions: [ConditionDefinition], path: String, groups: String?, policy: MonitoringPolicy,
+                           threads: Int) throws -> MonitoringEngine {
         var engine = MonitoringEngine(policy: policy)
         engine.batchThreads = threads
         if let groups {

@@ -15,11 +15,13 @@ struct PerimeterCommand: ParsableCommand {
                                  --observations Fixtures/city/observations.jsonl
               perimeter validate --conditions Fixtures/city/conditions.geojson
               perimeter updates --observations Fixtures/city/observations.jsonl
+              perimeter report --conditions Fixtures/city/conditions.geojson \\
+                               --observations Fixtures/city/observations.jsonl --out city.html
               perimeter evaluate --help
 
             \(ExitStatus.table)
             """,
         version: ToolVersion.current,
-        subcommands: [Evaluate.self, Validate.self, Updates.self, RangeCommand.self, Compare.self]
+        subcommands: [Evaluate.self, Validate.self, Updates.self, RangeCommand.self, Compare.self, Report.self]
     )
 }

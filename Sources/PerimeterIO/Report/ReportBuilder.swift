@@ -1,0 +1,182 @@
+import Perimeter
+
+/// Gathers a report's data from a run's inputs and outputs: the conditions, the observations (read
+/// again for the shown devices' tracks and use of the app), the event lines and the authorization
+/// changes, each in the tool's own format.
+///
+/// ```swift
+/// var builder = ReportBuilder(definitions: definitions, options: .init(title: "city"))
+/// try builder.readObservations(path: "observations.jsonl")
+/// try builder.readEvents(path: "events.jsonl")
+/// let html = ReportPage.html(builder.finish())
+/// ```
+public struct ReportBuilder: Sendable {
+    public struct Options: Sendable {
+        public var title: String
+        /// The devices to draw, by name; when empty, the first `deviceCount` to appear.
+        public var devices: [String] = []
+        public var deviceCount = 100
+        public var gracePeriod = 5.0
+        /// The most condition shapes drawn: those with events of the shown devices first, then those
+        /// about their tracks.
+        public var shapeLimit = 3000
+        /// The most points a track keeps after simplification.
+        public var trackPointLimit = 1000
+
+        public init(title: String) { self.title = title }
+    }
+
+    let definitions: [ConditionDefinition]
+    let options: Options
+    var data: ReportData
+    /// Shown devices by name: their index in `data.devices`.
+    var shown: [String: Int] = [:]
+    /// Per shown device, every record's line and time (to date a held event's outcome) and its fixes.
+    var recordTimes: [[(line: Int, t: Double)]] = []
+    var fixes: [[(line: Int, x: Double, y: Double, t: Double)]] = []
+    var allDevices: Set<String> = []
+
+    public init(definitions: [ConditionDefinition], options: Options) {
+        self.definitions = definitions
+        self.options = options
+        data = ReportData(title: options.title, gracePeriod: options.gracePeriod)
+        for name in options.devices where shown[name] == nil { addShown(name) }
+    }
+
+    private mutating func addShown(_ name: String) {
+        shown[name] = data.devices.count
+        data.devices.append(ReportData.Device(name: name))
+        recordTimes.append([])
+        fixes.append([])
+    }
+
+    /// Reads the observations: counts records and devices, and keeps the shown devices' fixes and
+    /// app states. Records that cannot be read are counted as rejected, the first few kept as examples
+    /// unless `countRejected` is false (the evaluation's quarantine then says which were).
+    public mutating func readObservations(path: String, format: ObservationFormat? = nil,
+                                          countRejected: Bool = true) throws(InputError) {
+        var reader = try ObservationReader(path: path, format: format)
+        var previousLongitude: [Int: Double] = [:]
+        while let result = reader.next() {
+            data.summary.records += 1
+            let record: ObservationRecord
+            switch result {
+            case .success(let read): record = read
+            case .failure(let error):
+                if reader.failed { throw error }
+                if countRejected { noteRejected(error.description) }
+                continue
+            }
+            allDevices.insert(record.device)
+            if shown[record.device] == nil && options.devices.isEmpty && data.devices.count < options.deviceCount {
+                addShown(record.device)
+            }
+            guard let k = shown[record.device] else { continue }
+            let t = seconds(record.observation.time)
+            recordTimes[k].append((record.line, t))
+            data.devices[k].first = data.devices[k].first ?? t
+            data.devices[k].last = t
+            switch record.observation {
+            case .fix(let fix) where fix.horizontalAccuracy >= 0:
+                // Longitudes unwrapped along the track, so that a crossing of ±180 draws as a step.
+                var longitude = fix.coordinate.longitude
+                if let previous = previousLongitude[k] {
+                    while longitude - previous > 180 { longitude -= 360 }
+                    while previous - longitude > 180 { longitude += 360 }
+                }
+                previousLongitude[k] = longitude
+                let (x, y) = ReportMap.project(latitude: fix.coordinate.latitude, longitude: longitude)
+                fixes[k].append((record.line, x, y, t))
+            case .app(let change):
+                data.devices[k].use.append(ReportData.UseChange(t: t, state: change.state.rawValue))
+            default:
+                break
+            }
+        }
+        data.summary.devices = allDevices.count
+    }
+
+    /// Counts a record the evaluation refused, keeping the first twenty as examples.
+    public mutating func noteRejected(_ description: String) {
+        data.summary.rejected += 1
+        if data.summary.rejectedExamples.count < 20 { data.summary.rejectedExamples.append(description) }
+    }
+
+    /// Takes the records and rejected counts the evaluation itself reported.
+    public mutating func setCounts(records: Int, rejected: Int) {
+        data.summary.records = records
+        data.summary.rejected = rejected
+    }
+
+    static func seconds(_ t: Timestamp) -> Double { Double(t.nanosecondsSinceEpoch) / 1e9 }
+    func seconds(_ t: Timestamp) -> Double { Self.seconds(t) }
+
+    /// The finished data: tracks simplified, events placed, conditions chosen for the map.
+    public mutating func finish() -> ReportData {
+        for k in data.devices.indices {
+            var device = data.devices[k]
+            device.fixes = fixes[k].count
+            device.track = TrackSimplification.simplify(fixes[k].map { (x: $0.x, y: $0.y, t: $0.t) },
+                                                        limit: options.trackPointLimit)
+            for e in device.events.indices {
+                // The device's last fix at or before the event's record.
+                let line = device.events[e].line
+                var lo = 0, hi = fixes[k].count
+                while lo < hi { let mid = (lo + hi) / 2; if fixes[k][mid].line <= line { lo = mid + 1 } else { hi = mid } }
+                if lo > 0 {
+                    device.events[e].x = Self.rounded(fixes[k][lo - 1].x)
+                    device.events[e].y = Self.rounded(fixes[k][lo - 1].y)
+                }
+            }
+            data.devices[k] = device
+        }
+        chooseShapes()
+        return data
+    }
+
+    static func rounded(_ value: Double) -> Double { (value * 100_000).rounded() / 100_000 }
+
+    /// The conditions drawn: those the shown devices have events of, then those whose shape comes
+    /// near their tracks, up to `shapeLimit`; beacon conditions with events are listed without a shape.
+    mutating func chooseShapes() {
+        var withEvents: Set<String> = []
+        for device in data.devices { for event in device.events { withEvents.insert(event.condition) } }
+        var box: (minX: Double, minY: Double, maxX: Double, maxY: Double)?
+        for track in fixes {
+            for f in track {
+                if let b = box {
+                    box = (min(b.minX, f.x), min(b.minY, f.y), max(b.maxX, f.x), max(b.maxY, f.y))
+                } else {
+                    box = (f.x, f.y, f.x, f.y)
+                }
+            }
+        }
+        var margin = 0.0
+        if let b = box { margin = max(b.maxX - b.minX, b.maxY - b.minY) * 0.1 + 0.001 }
+        var first: [ReportData.ConditionShape] = [], near: [ReportData.ConditionShape] = []
+        for definition in definitions {
+            let kind: String
+            switch definition.condition {
+            case .circle: kind = "circle"
+            case .polygon: kind = "polygon"
+            case .beacon: kind = "beacon"
+            }
+            let hasEvents = withEvents.contains(definition.identifier)
+            if kind == "beacon" {
+                if hasEvents { first.append(.init(id: definition.identifier, kind: kind, path: nil)) }
+                continue
+            }
+            guard let shape = ReportMap.shape(of: definition.condition) else { continue }
+            let shown = ReportData.ConditionShape(id: definition.identifier, kind: kind, path: shape.path)
+            if hasEvents {
+                first.append(shown)
+            } else if let b = box, shape.maxX >= b.minX - margin, shape.minX <= b.maxX + margin,
+                      shape.maxY >= b.minY - margin, shape.minY <= b.maxY + margin {
+                near.append(shown)
+            }
+        }
+        let drawn = Array((first + near).prefix(options.shapeLimit))
+        data.conditions = drawn
+        data.conditionsNotDrawn = definitions.count - drawn.count
+    }
+}
