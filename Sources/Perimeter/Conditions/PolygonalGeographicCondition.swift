@@ -5,8 +5,10 @@ public struct PolygonalGeographicCondition: Sendable, Hashable {
 
     /// Checks the rings and GEOS validity (OGC).
     ///
-    /// - Parameter repair: when the polygon is invalid, repair it with GEOS's make-valid instead of
-    ///   throwing (rings must still be closed and in range).
+    /// - Parameters:
+    ///   - polygons: one polygon, or several (a multipolygon), each an outer ring and its holes.
+    ///   - repair: when the polygon is invalid, repair it with GEOS's make-valid instead of
+    ///     throwing (rings must still be closed and in range).
     /// - Throws: the first problem found; `problems(in:)` lists all of them.
     public init(polygons: [GeoPolygon], repair: Bool = false) throws(GeometryProblem) {
         let context = GEOSContext()

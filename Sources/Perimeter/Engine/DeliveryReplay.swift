@@ -37,8 +37,13 @@ public struct DeliveryReplay: Sendable {
     /// dwells) get their verdicts among the expiries of held events — then its own events, and its
     /// authorization part if it is an authorization record.
     ///
-    /// - Parameter geometry: the events the pass gave this record, in order; their verdicts are
-    ///   ignored (the condition's own diagnostics kept).
+    /// - Parameters:
+    ///   - record: the record, as the geometry pass took it.
+    ///   - device: the device's name.
+    ///   - cause: the input line (or record index) written into the events.
+    ///   - geometry: the events the pass gave this record, in order; their verdicts are
+    ///     ignored (the condition's own diagnostics kept).
+    ///   - events: where the events with their verdicts are appended.
     /// - Throws: an authorization record this policy refuses (an answer no prompt here offers): it
     ///   changes nothing, as in a full run, and the records after it go on.
     public mutating func process(_ record: Observation, device: String, cause: Int,
@@ -133,8 +138,10 @@ extension MonitoringPolicy {
     /// Whether a run under `other` evaluates the same geometry — the same events, whatever their
     /// verdicts: the values that decide states and which conditions are monitored agree.
     ///
-    /// - Parameter conditionCount: how many conditions will be added, if known: limits at or above
-    ///   it are no limit.
+    /// - Parameters:
+    ///   - other: the policy to compare with.
+    ///   - conditionCount: how many conditions will be added, if known: limits at or above
+    ///     it are no limit.
     public func hasSameGeometry(as other: MonitoringPolicy, conditionCount: Int = .max) -> Bool {
         func limit(_ p: PlatformProfile) -> Int? { p.conditionLimit.flatMap { $0 >= conditionCount ? nil : $0 } }
         return hysteresis == other.hysteresis && accuracyWeight == other.accuracyWeight && confirmation == other.confirmation

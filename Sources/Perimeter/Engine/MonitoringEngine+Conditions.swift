@@ -2,10 +2,13 @@
 extension MonitoringEngine {
     /// Starts monitoring a condition, as `CLMonitor.add(_:identifier:assuming:)`.
     ///
-    /// - Parameter assuming: the state the condition starts in for every device; `nil` takes the
-    ///   policy's `defaultAssumption`. A beacon condition's exit timer counts from its addition (the
-    ///   latest stream time seen so far) or from a device's first record, whichever is later.
-    /// - Parameter audience: the devices that watch it (SPEC §5.6); every device by default.
+    /// - Parameters:
+    ///   - condition: the circle, polygon or beacon identity.
+    ///   - identifier: the name events and queries give it; unique among the conditions added.
+    ///   - assuming: the state the condition starts in for every device; `nil` takes the
+    ///     policy's `defaultAssumption`. A beacon condition's exit timer counts from its addition (the
+    ///     latest stream time seen so far) or from a device's first record, whichever is later.
+    ///   - audience: the devices that watch it (SPEC §5.6); every device by default.
     ///
     /// Under a profile with limits or kinds it does not monitor (docs/profiles.md), a device that
     /// watches a condition past its type's limit (counted among the conditions it watches), or of

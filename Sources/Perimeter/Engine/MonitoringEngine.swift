@@ -36,7 +36,9 @@ public struct MonitoringEngine: Sendable {
     /// The engine a `snapshot()` was taken of: the same conditions, numbered alike, every device's
     /// state, and the stream time reached. Records then go on as if the first engine had taken them.
     ///
-    /// - Parameter policy: the policy the snapshot was taken under (the snapshot does not keep it).
+    /// - Parameters:
+    ///   - policy: the policy the snapshot was taken under (the snapshot does not keep it).
+    ///   - snapshot: what `snapshot()` gave.
     /// - Throws: when the snapshot does not hold together (a duplicate identifier or device, a pair of
     ///   a condition it does not have).
     public init(policy: MonitoringPolicy, restoring snapshot: Snapshot) throws(SnapshotProblem) {
@@ -76,7 +78,11 @@ public struct MonitoringEngine: Sendable {
     /// held events past the maximum holding age expire. A record older than the device's latest is
     /// refused (never reordered) and changes nothing; so is an answer no open prompt offers (after the
     /// stream time has advanced, since that may open the deferred always prompt).
-    /// - Parameter cause: the input line (or record index) written into the events.
+    /// - Parameters:
+    ///   - observation: the record.
+    ///   - device: the device's name, as its records give it.
+    ///   - cause: the input line (or record index) written into the events.
+    ///   - events: where the events are appended.
     public mutating func process(_ observation: Observation, device: String, cause: Int,
                                  into events: inout [MonitorEvent]) throws(ObservationProblem) {
         try process(observation, device: deviceID(device), cause: cause, into: &events)

@@ -14,10 +14,13 @@ extension Monitor {
     /// ```
     ///
     /// - Parameters:
+    ///   - name: the monitor's name in the store.
+    ///   - store: where the monitor is saved.
     ///   - policy: the policy of a new monitor; `nil` for the default. A saved monitor keeps the
     ///     policy it was made with, and a different one given here is an error rather than a silent
     ///     change of the rules halfway through its records.
     ///   - checkpoints: when the monitor saves itself without being asked.
+    ///   - streamsEvents: whether `events` yields the events, as for `init(name:policy:streamsEvents:)`.
     /// - Throws: `MonitorStoreError` when the store cannot be read, the saved monitor does not hold
     ///   together, or `policy` differs from the saved one.
     public init(name: String, store: any MonitorStore, policy: MonitoringPolicy? = nil,

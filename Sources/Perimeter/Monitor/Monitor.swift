@@ -53,9 +53,12 @@ public actor Monitor {
         var identifier: String
     }
 
-    /// - Parameter streamsEvents: whether `events` yields the events (as `CLMonitor.events` does);
-    ///   false when the caller takes them from what `process` returns, which then spares each event
-    ///   the stream's hand-over to its reader (about a microsecond at the tail).
+    /// - Parameters:
+    ///   - name: the monitor's name.
+    ///   - policy: the policy values every device is evaluated with.
+    ///   - streamsEvents: whether `events` yields the events (as `CLMonitor.events` does);
+    ///     false when the caller takes them from what `process` returns, which then spares each event
+    ///     the stream's hand-over to its reader (about a microsecond at the tail).
     public init(name: String, policy: MonitoringPolicy = MonitoringPolicy(), streamsEvents: Bool = true) {
         self.init(name: name, engine: MonitoringEngine(policy: policy), store: nil, cadence: .manual, streamsEvents: streamsEvents)
     }

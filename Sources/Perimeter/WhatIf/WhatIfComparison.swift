@@ -80,6 +80,8 @@ public struct WhatIfComparison: Sendable {
     /// - Parameters:
     ///   - conditions: each with the devices that watch it (`ConditionAudience`).
     ///   - groups: each group's devices (`MonitoringEngine.setGroups(_:)`).
+    ///   - records: the recording, each record with its device and cause.
+    ///   - variants: the policies to compare.
     ///   - threads: the geometry pass's batch threads.
     public init(conditions: [(condition: Condition, identifier: String, assuming: ConditionState?, audience: ConditionAudience)],
                 groups: [String: [String]] = [:], records: [Recorded], variants: [Variant], threads: Int = 1) throws {

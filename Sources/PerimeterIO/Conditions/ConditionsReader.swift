@@ -12,6 +12,7 @@ import Perimeter
 public enum ConditionsReader {
     /// Reads and checks a whole file; throws every problem found, each naming line, feature and field.
     /// - Parameters:
+    ///   - path: the conditions file.
     ///   - repair: repair invalid polygons with GEOS's make-valid instead of refusing them.
     ///   - threads: threads that parse and check the features; the result is the same for any count.
     public static func read(contentsOf path: String, repair: Bool = false, threads: Int = 1) throws(InputErrors) -> [ConditionDefinition] {

@@ -4,7 +4,7 @@ import Perimeter
 /// events. Memory is the engine's per-device state plus one batch of records and its events; a batch
 /// is cut before the events its devices' starts can produce pass the event budget.
 ///
-/// Call ``run(engine:observations:outputs:badRecords:eventBudget:progress:)``: a run is one value of
+/// Call ``run(engine:observations:outputs:badRecords:eventBudget:continuation:progress:)``: a run is one value of
 /// this type, which holds the engine, the reader and the outputs it is lent for the run's length (so
 /// it is not copyable, as the reader and the outputs are not).
 public struct BatchEvaluation: ~Copyable {
@@ -137,6 +137,10 @@ public struct BatchEvaluation: ~Copyable {
     /// Runs the whole stream.
     ///
     /// - Parameters:
+    ///   - engine: the engine, with its conditions: lent to the run, and given back whether the run
+    ///     finished or stopped.
+    ///   - observations: the reader of the stream, lent and given back alike.
+    ///   - outputs: where the run writes, lent and given back alike.
     ///   - badRecords: `.quarantine` writes bad records to `outputs.quarantine` and goes on.
     ///   - progress: called about once a second after the first two seconds, with the counts so far.
     ///   - eventBudget: about how many events one batch may hold (`defaultEventBudget`); one device's

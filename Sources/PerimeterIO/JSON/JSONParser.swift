@@ -30,9 +30,12 @@ public struct JSONParser {
 
     /// Parses one JSON text (surrounding whitespace allowed); `firstLine` is the line number of its first byte.
     ///
-    /// - Parameter keepingNumberText: whether `.number` keeps its text. Readers that use only the value
-    ///   pass `false`: the text of a number longer than 15 bytes (most coordinates) is a heap string,
-    ///   and a large file has a million of them. Without it `text` is empty.
+    /// - Parameters:
+    ///   - bytes: the JSON text, as UTF-8.
+    ///   - firstLine: the line number of its first byte, for error messages.
+    ///   - keepingNumberText: whether `.number` keeps its text. Readers that use only the value
+    ///     pass `false`: the text of a number longer than 15 bytes (most coordinates) is a heap string,
+    ///     and a large file has a million of them. Without it `text` is empty.
     public static func parse(_ bytes: UnsafeBufferPointer<UInt8>, firstLine: Int = 1,
                              keepingNumberText: Bool = true) throws(SyntaxError) -> JSONValue {
         var parser = JSONParser(bytes: bytes, firstLine: firstLine, keepsNumberText: keepingNumberText)

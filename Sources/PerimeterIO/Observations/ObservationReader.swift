@@ -24,8 +24,11 @@ public struct ObservationReader: ~Copyable {
     /// Opens `path` (`-` for standard input). The format comes from `format`, else the file's
     /// extension, else the first line (`{` means JSON Lines).
     ///
-    /// - Parameter maxLineBytes: the longest line read; a longer one is a bad record, of which only
-    ///   the first bytes are kept (`currentLineBytes`) and its length (`currentLineLength`). At least 1.
+    /// - Parameters:
+    ///   - path: the file, or `-` for standard input.
+    ///   - format: JSON Lines or CSV; `nil` to tell by the extension, else by the first line.
+    ///   - maxLineBytes: the longest line read; a longer one is a bad record, of which only
+    ///     the first bytes are kept (`currentLineBytes`) and its length (`currentLineLength`). At least 1.
     public init(path: String, format: ObservationFormat? = nil,
                 maxLineBytes: Int = ObservationReader.defaultMaxLineBytes) throws(InputError) {
         file = path == "-" ? "<stdin>" : path
