@@ -153,29 +153,26 @@ public struct ReportBuilder: Sendable {
         }
         var margin = 0.0
         if let b = box { margin = max(b.maxX - b.minX, b.maxY - b.minY) * 0.1 + 0.001 }
-        var first: [ReportData.ConditionShape] = [], near: [ReportData.ConditionShape] = []
-        for definition in definitions {
+        // Bounds first, paths only for what is drawn: writing a path costs far more than its bounds.
+        var first: [(Int, String)] = [], near: [(Int, String)] = []
+        for (index, definition) in definitions.enumerated() {
             let kind: String
             switch definition.condition {
             case .circle: kind = "circle"
             case .polygon: kind = "polygon"
             case .beacon: kind = "beacon"
             }
-            let hasEvents = withEvents.contains(definition.identifier)
-            if kind == "beacon" {
-                if hasEvents { first.append(.init(id: definition.identifier, kind: kind, path: nil)) }
-                continue
-            }
-            guard let shape = ReportMap.shape(of: definition.condition) else { continue }
-            let shown = ReportData.ConditionShape(id: definition.identifier, kind: kind, path: shape.path)
-            if hasEvents {
-                first.append(shown)
-            } else if let b = box, shape.maxX >= b.minX - margin, shape.minX <= b.maxX + margin,
-                      shape.maxY >= b.minY - margin, shape.minY <= b.maxY + margin {
-                near.append(shown)
+            if withEvents.contains(definition.identifier) {
+                first.append((index, kind))
+            } else if kind != "beacon", let b = box, let s = ReportMap.bounds(of: definition.condition),
+                      s.maxX >= b.minX - margin, s.minX <= b.maxX + margin, s.maxY >= b.minY - margin, s.minY <= b.maxY + margin {
+                near.append((index, kind))
             }
         }
-        let drawn = Array((first + near).prefix(options.shapeLimit))
+        let drawn = (first + near).prefix(options.shapeLimit).map { index, kind in
+            ReportData.ConditionShape(id: definitions[index].identifier, kind: kind,
+                                      path: ReportMap.shape(of: definitions[index].condition)?.path)
+        }
         data.conditions = drawn
         data.conditionsNotDrawn = definitions.count - drawn.count
     }

@@ -40,6 +40,14 @@ public enum ReportMap {
         public var minX: Double, minY: Double, maxX: Double, maxY: Double
     }
 
+    /// Small circles are drawn as SVG arcs: Web Mercator is conformal, so a small circle on the sphere
+    /// is nearly a circle on the map, of radius r / cos φ. It is egg-shaped by about tan φ · r / R
+    /// (the scale changes across it); arcs are used while that stays under 1e-3 — a pixel on a circle
+    /// that fills the screen — and up to 50 km. Other circles are drawn point by point from their
+    /// true edge (`ring`).
+    static let arcRadiusLimit = 50_000.0
+    static let arcShapeTolerance = 1e-3
+
     /// The SVG path of a condition and its bounds, or `nil` for a beacon condition (it has no place).
     ///
     /// A polygon split at ±180 (RFC 7946 §3.1.9) is drawn whole on the map's right side: parts that
@@ -47,45 +55,105 @@ public enum ReportMap {
     public static func shape(of condition: Condition) -> Shape? {
         switch condition {
         case .circle(let circle):
+            if let (cx, cy, r) = arcCircle(circle) {
+                let d = "M" + number(cx - r) + " " + number(cy) + "a" + number(r) + " " + number(r) + " 0 1 0 " + number(2 * r)
+                    + " 0a" + number(r) + " " + number(r) + " 0 1 0 " + number(-2 * r) + " 0Z"
+                return Shape(path: d, minX: cx - r, minY: cy - r, maxX: cx + r, maxY: cy + r)
+            }
             return pathData([ring(around: circle.center, radius: circle.radius)])
         case .polygon(let polygon):
-            let touchesEast = polygon.polygons.contains { $0.exterior.contains { $0.longitude >= 180 - 1e-9 } }
-            var rings: [[(Double, Double)]] = []
-            for part in polygon.polygons {
-                let shift = touchesEast && part.exterior.contains(where: { $0.longitude <= -180 + 1e-9 }) ? 360.0 : 0
-                for ring in part.rings {
-                    rings.append(ring.map { ($0.latitude, $0.longitude + shift) })
-                }
-            }
-            return pathData(rings)
+            return pathData(rings(of: polygon))
         case .beacon:
             return nil
         }
     }
 
-    /// "M x y L x y … Z" for each ring, in map units to 1e-5 (0.4 m at the equator): finer than a
-    /// pixel when zoomed to a street.
+    /// The bounds of a condition's shape without writing its path (choosing what to draw).
+    static func bounds(of condition: Condition) -> (minX: Double, minY: Double, maxX: Double, maxY: Double)? {
+        switch condition {
+        case .circle(let circle):
+            if let (cx, cy, r) = arcCircle(circle) { return (cx - r, cy - r, cx + r, cy + r) }
+            return shape(of: condition).map { ($0.minX, $0.minY, $0.maxX, $0.maxY) }
+        case .polygon(let polygon):
+            var b = (minX: Double.infinity, minY: Double.infinity, maxX: -Double.infinity, maxY: -Double.infinity)
+            for ring in rings(of: polygon) {
+                for point in ring {
+                    let (x, y) = project(latitude: point.0, longitude: point.1)
+                    b = (min(b.minX, x), min(b.minY, y), max(b.maxX, x), max(b.maxY, y))
+                }
+            }
+            return b
+        case .beacon:
+            return nil
+        }
+    }
+
+    /// Centre and radius in map units of a circle drawn as arcs, or `nil` when it is drawn from its edge.
+    static func arcCircle(_ circle: CircularGeographicCondition) -> (Double, Double, Double)? {
+        let tangent = tan(abs(circle.center.latitude) * Double.pi / 180)
+        guard circle.radius <= arcRadiusLimit, tangent * circle.radius / Geodesy.meanEarthRadius <= arcShapeTolerance else { return nil }
+        let (cx, cy) = project(latitude: circle.center.latitude, longitude: circle.center.longitude)
+        let r = circle.radius / (Geodesy.meanEarthRadius * cos(circle.center.latitude * Double.pi / 180)) * worldSize / (2 * Double.pi)
+        return (cx, cy, r)
+    }
+
+    /// A polygon's rings as latitude, longitude pairs, parts at −180 moved by 360° when the
+    /// polygon also reaches +180.
+    static func rings(of polygon: PolygonalGeographicCondition) -> [[(Double, Double)]] {
+        let touchesEast = polygon.polygons.contains { $0.exterior.contains { $0.longitude >= 180 - 1e-9 } }
+        var rings: [[(Double, Double)]] = []
+        for part in polygon.polygons {
+            let shift = touchesEast && part.exterior.contains(where: { $0.longitude <= -180 + 1e-9 }) ? 360.0 : 0
+            for ring in part.rings {
+                rings.append(ring.map { ($0.latitude, $0.longitude + shift) })
+            }
+        }
+        return rings
+    }
+
+    /// "M x y l dx dy … z" for each ring: the first point in map units, each next one relative to
+    /// the one before, all to 1e-5 units (0.4 m at the equator; finer than a pixel at street level).
+    /// Points are rounded first and the steps taken between rounded points, so they never drift.
     static func pathData(_ rings: [[(Double, Double)]]) -> Shape {
         var shape = Shape(path: "", minX: .infinity, minY: .infinity, maxX: -.infinity, maxY: -.infinity)
         for ring in rings where !ring.isEmpty {
-            for (k, point) in ring.enumerated() {
+            var previous: (Int, Int)?
+            for point in ring {
                 let (x, y) = project(latitude: point.0, longitude: point.1)
-                shape.path += (k == 0 ? "M" : "L") + number(x, places: 5) + " " + number(y, places: 5)
                 shape.minX = min(shape.minX, x); shape.maxX = max(shape.maxX, x)
                 shape.minY = min(shape.minY, y); shape.maxY = max(shape.maxY, y)
+                let q = (Int((x * scale).rounded()), Int((y * scale).rounded()))
+                if let p = previous {
+                    if q == p { continue }
+                    shape.path += "l" + fixed(q.0 - p.0) + " " + fixed(q.1 - p.1)
+                } else {
+                    shape.path += "M" + fixed(q.0) + " " + fixed(q.1)
+                }
+                previous = q
             }
-            shape.path += "Z"
+            shape.path += "z"
         }
         return shape
     }
 
-    /// A number with at most `places` decimals and no trailing zeros, as short as the map needs.
-    static func number(_ value: Double, places: Int) -> String {
-        var text = String(format: "%.\(places)f", value)
-        if text.contains(".") {
-            while text.hasSuffix("0") { text.removeLast() }
-            if text.hasSuffix(".") { text.removeLast() }
-        }
-        return text == "-0" ? "0" : text
+    /// Map units are written to 1e-5.
+    static let scale = 100_000.0
+
+    /// `value` in map units to 1e-5, as short as it goes.
+    static func number(_ value: Double) -> String { fixed(Int((value * scale).rounded())) }
+
+    /// A count of 1e-5 units as a decimal number without trailing zeros ("-0.0012", "512", "3.5").
+    static func fixed(_ units: Int) -> String {
+        let negative = units < 0
+        let magnitude = units.magnitude
+        let whole = magnitude / 100_000
+        var fraction = magnitude % 100_000
+        var text = (negative ? "-" : "") + String(whole)
+        guard fraction != 0 else { return text }
+        var digits = 5
+        while fraction % 10 == 0 { fraction /= 10; digits -= 1 }
+        let f = String(fraction)
+        text += "." + String(repeating: "0", count: digits - f.count) + f
+        return text
     }
 }

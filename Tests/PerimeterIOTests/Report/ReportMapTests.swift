@@ -29,6 +29,31 @@ import Testing
         }
     }
 
+    @Test(arguments: [(48.86, 2.34, 250.0), (60.0, 10.0, 3_500), (-45.0, 170.0, 6_000), (0.5, 30.0, 50_000)])
+    func smallCirclesAreArcsOfTheirTrueRadius(latitude: Double, longitude: Double, radius: Double) throws {
+        let circle = try CircularGeographicCondition(center: Coordinate(latitude: latitude, longitude: longitude), radius: radius)
+        let (cx, cy, r) = try #require(ReportMap.arcCircle(circle))
+        // The true edge, projected, lies on the arc to within 0.2 % of the radius.
+        for (lat, lon) in ReportMap.ring(around: circle.center, radius: radius) {
+            let (x, y) = ReportMap.project(latitude: lat, longitude: lon)
+            #expect(abs(((x - cx) * (x - cx) + (y - cy) * (y - cy)).squareRoot() - r) <= r * 0.002)
+        }
+        let shape = try #require(ReportMap.shape(of: .circle(circle)))
+        #expect(shape.path.hasPrefix("M") && shape.path.filter { $0 == "a" }.count == 2)
+        // Beyond 50 km, the edge point by point (and nearer the poles, sooner: see arcCircle).
+        let large = try CircularGeographicCondition(center: circle.center, radius: 60_000)
+        #expect(ReportMap.arcCircle(large) == nil)
+        #expect(try #require(ReportMap.shape(of: .circle(large))).path.filter { $0 == "l" }.count == 71)
+        let northern = try CircularGeographicCondition(center: Coordinate(latitude: 60, longitude: 10), radius: 5_000)
+        #expect(ReportMap.arcCircle(northern) == nil)
+    }
+
+    @Test func numbersAreWrittenShortAndExact() {
+        #expect(ReportMap.fixed(0) == "0" && ReportMap.fixed(51_234_568) == "512.34568" && ReportMap.fixed(-120) == "-0.0012")
+        #expect(ReportMap.fixed(350_000) == "3.5" && ReportMap.fixed(-100_000) == "-1" && ReportMap.fixed(7) == "0.00007")
+        #expect(ReportMap.number(0.123456) == "0.12346")
+    }
+
     @Test func aPolygonSplitAtTheAntimeridianIsDrawnWholeOnTheRight() throws {
         // Fiji as RFC 7946 §3.1.9 writes it: two parts that meet at ±180.
         let east = GeoPolygon(exterior: [.init(latitude: -17, longitude: 179), .init(latitude: -17, longitude: 180),
@@ -51,7 +76,7 @@ import Testing
                                   .init(latitude: 0.75, longitude: 0.75), .init(latitude: 0.25, longitude: 0.75),
                                   .init(latitude: 0.25, longitude: 0.25)]
         let shape = try #require(ReportMap.shape(of: .polygon(try PolygonalGeographicCondition(polygons: [GeoPolygon(exterior: outer, holes: [hole])]))))
-        #expect(shape.path.filter { $0 == "M" }.count == 2 && shape.path.filter { $0 == "Z" }.count == 2)
+        #expect(shape.path.filter { $0 == "M" }.count == 2 && shape.path.filter { $0 == "z" }.count == 2)
     }
 
     @Test func simplificationKeepsTheEndsAndTheCornersAndHoldsToItsLimit() {
