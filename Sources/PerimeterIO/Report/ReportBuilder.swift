@@ -113,34 +113,34 @@ public struct ReportBuilder: Sendable {
 
     /// The finished data: tracks simplified, events placed, conditions chosen for the map.
     public mutating func finish() -> ReportData {
+        let box = trackBounds()
+        let frame = box.map { ReportMap.Frame(minX: $0.minX, minY: $0.minY, maxX: $0.maxX, maxY: $0.maxY) } ?? ReportMap.Frame()
+        data.frame = frame
         for k in data.devices.indices {
             var device = data.devices[k]
             device.fixes = fixes[k].count
             device.track = TrackSimplification.simplify(fixes[k].map { (x: $0.x, y: $0.y, t: $0.t) },
-                                                        limit: options.trackPointLimit)
+                                                        limit: options.trackPointLimit, frame: frame)
             for e in device.events.indices {
                 // The device's last fix at or before the event's record.
                 let line = device.events[e].line
                 var lo = 0, hi = fixes[k].count
                 while lo < hi { let mid = (lo + hi) / 2; if fixes[k][mid].line <= line { lo = mid + 1 } else { hi = mid } }
                 if lo > 0 {
-                    device.events[e].x = Self.rounded(fixes[k][lo - 1].x)
-                    device.events[e].y = Self.rounded(fixes[k][lo - 1].y)
+                    device.events[e].x = Self.rounded(frame.x(fixes[k][lo - 1].x))
+                    device.events[e].y = Self.rounded(frame.y(fixes[k][lo - 1].y))
                 }
             }
             data.devices[k] = device
         }
-        chooseShapes()
+        chooseShapes(box: box, frame: frame)
         return data
     }
 
-    static func rounded(_ value: Double) -> Double { (value * 100_000).rounded() / 100_000 }
+    static func rounded(_ value: Double) -> Double { (value * 1000).rounded() / 1000 }
 
-    /// The conditions drawn: those the shown devices have events of, then those whose shape comes
-    /// near their tracks, up to `shapeLimit`; beacon conditions with events are listed without a shape.
-    mutating func chooseShapes() {
-        var withEvents: Set<String> = []
-        for device in data.devices { for event in device.events { withEvents.insert(event.condition) } }
+    /// The box of the shown devices' fixes in map units, `nil` without fixes.
+    func trackBounds() -> (minX: Double, minY: Double, maxX: Double, maxY: Double)? {
         var box: (minX: Double, minY: Double, maxX: Double, maxY: Double)?
         for track in fixes {
             for f in track {
@@ -151,6 +151,14 @@ public struct ReportBuilder: Sendable {
                 }
             }
         }
+        return box
+    }
+
+    /// The conditions drawn: those the shown devices have events of, then those whose shape comes
+    /// near their tracks, up to `shapeLimit`; beacon conditions with events are listed without a shape.
+    mutating func chooseShapes(box: (minX: Double, minY: Double, maxX: Double, maxY: Double)?, frame: ReportMap.Frame) {
+        var withEvents: Set<String> = []
+        for device in data.devices { for event in device.events { withEvents.insert(event.condition) } }
         var margin = 0.0
         if let b = box { margin = max(b.maxX - b.minX, b.maxY - b.minY) * 0.1 + 0.001 }
         // Bounds first, paths only for what is drawn: writing a path costs far more than its bounds.
@@ -171,7 +179,7 @@ public struct ReportBuilder: Sendable {
         }
         let drawn = (first + near).prefix(options.shapeLimit).map { index, kind in
             ReportData.ConditionShape(id: definitions[index].identifier, kind: kind,
-                                      path: ReportMap.shape(of: definitions[index].condition)?.path)
+                                      path: ReportMap.shape(of: definitions[index].condition, in: frame)?.path)
         }
         data.conditions = drawn
         data.conditionsNotDrawn = definitions.count - drawn.count

@@ -3,8 +3,8 @@ import Perimeter
 /// What the report's page draws, as the JSON embedded in it: the conditions as map paths, each shown
 /// device's track, events, use of the app and authorization, and the run's summary.
 ///
-/// Times are seconds since 1970 (the page only places and labels them); map coordinates are
-/// `ReportMap`'s units.
+/// Times are seconds since 1970 (the page only places and labels them); coordinates are page units,
+/// `ReportMap`'s map units in the report's `frame`.
 public struct ReportData: Sendable, Encodable {
     public var title: String
     public var conditions: [ConditionShape] = []
@@ -14,6 +14,8 @@ public struct ReportData: Sendable, Encodable {
     public var summary = Summary()
     /// The grace period after leaving the foreground, drawn on the use timeline.
     public var gracePeriod: Double
+    /// How map units became the page's coordinates (`ReportMap.Frame`).
+    public var frame = ReportMap.Frame()
 
     public init(title: String, gracePeriod: Double) {
         self.title = title

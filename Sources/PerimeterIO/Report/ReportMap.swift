@@ -34,7 +34,27 @@ public enum ReportMap {
         }
     }
 
-    /// A condition drawn: its SVG path and its bounds in map units.
+    /// Where the page's coordinates come from: map units moved to `origin` and scaled by `factor`, so
+    /// that what is drawn spans about 1,000 page units. Browsers draw SVG in 32-bit floats, about 7
+    /// digits: a city written in world units (506.50123…) would lose its shapes' detail at street
+    /// zoom; written about its own origin it keeps it.
+    public struct Frame: Sendable, Encodable {
+        public var originX = 0.0, originY = 0.0, factor = 1.0
+
+        public init() {}
+
+        /// The frame in which the box spans 1,000 page units along its longer side.
+        public init(minX: Double, minY: Double, maxX: Double, maxY: Double) {
+            originX = minX
+            originY = minY
+            factor = 1000 / max(maxX - minX, maxY - minY, 1e-7)
+        }
+
+        public func x(_ x: Double) -> Double { (x - originX) * factor }
+        public func y(_ y: Double) -> Double { (y - originY) * factor }
+    }
+
+    /// A condition drawn: its SVG path (in a `Frame`'s page units) and its bounds in map units.
     public struct Shape: Sendable {
         public var path: String
         public var minX: Double, minY: Double, maxX: Double, maxY: Double
@@ -52,17 +72,18 @@ public enum ReportMap {
     ///
     /// A polygon split at ±180 (RFC 7946 §3.1.9) is drawn whole on the map's right side: parts that
     /// touch −180 are moved by 360° when other parts touch +180, so that Fiji's two halves meet.
-    public static func shape(of condition: Condition) -> Shape? {
+    public static func shape(of condition: Condition, in frame: Frame = Frame()) -> Shape? {
         switch condition {
         case .circle(let circle):
             if let (cx, cy, r) = arcCircle(circle) {
-                let d = "M" + number(cx - r) + " " + number(cy) + "a" + number(r) + " " + number(r) + " 0 1 0 " + number(2 * r)
-                    + " 0a" + number(r) + " " + number(r) + " 0 1 0 " + number(-2 * r) + " 0Z"
+                let (x, y, pr) = (frame.x(cx), frame.y(cy), r * frame.factor)
+                let d = "M" + number(x - pr) + " " + number(y) + "a" + number(pr) + " " + number(pr) + " 0 1 0 " + number(2 * pr)
+                    + " 0a" + number(pr) + " " + number(pr) + " 0 1 0 " + number(-2 * pr) + " 0Z"
                 return Shape(path: d, minX: cx - r, minY: cy - r, maxX: cx + r, maxY: cy + r)
             }
-            return pathData([ring(around: circle.center, radius: circle.radius)])
+            return pathData([ring(around: circle.center, radius: circle.radius)], frame: frame)
         case .polygon(let polygon):
-            return pathData(rings(of: polygon))
+            return pathData(rings(of: polygon), frame: frame)
         case .beacon:
             return nil
         }
@@ -111,10 +132,10 @@ public enum ReportMap {
         return rings
     }
 
-    /// "M x y l dx dy … z" for each ring: the first point in map units, each next one relative to
-    /// the one before, all to 1e-5 units (0.4 m at the equator; finer than a pixel at street level).
+    /// "M x y l dx dy … z" for each ring: the first point in page units, each next one relative to
+    /// the one before, all to 1e-3 of the frame's 1,000 units (a millionth of what is drawn).
     /// Points are rounded first and the steps taken between rounded points, so they never drift.
-    static func pathData(_ rings: [[(Double, Double)]]) -> Shape {
+    static func pathData(_ rings: [[(Double, Double)]], frame: Frame) -> Shape {
         var shape = Shape(path: "", minX: .infinity, minY: .infinity, maxX: -.infinity, maxY: -.infinity)
         for ring in rings where !ring.isEmpty {
             var previous: (Int, Int)?
@@ -122,7 +143,7 @@ public enum ReportMap {
                 let (x, y) = project(latitude: point.0, longitude: point.1)
                 shape.minX = min(shape.minX, x); shape.maxX = max(shape.maxX, x)
                 shape.minY = min(shape.minY, y); shape.maxY = max(shape.maxY, y)
-                let q = (Int((x * scale).rounded()), Int((y * scale).rounded()))
+                let q = (Int((frame.x(x) * scale).rounded()), Int((frame.y(y) * scale).rounded()))
                 if let p = previous {
                     if q == p { continue }
                     shape.path += "l" + fixed(q.0 - p.0) + " " + fixed(q.1 - p.1)
@@ -136,21 +157,21 @@ public enum ReportMap {
         return shape
     }
 
-    /// Map units are written to 1e-5.
-    static let scale = 100_000.0
+    /// Page units are written to 1e-3.
+    static let scale = 1000.0
 
-    /// `value` in map units to 1e-5, as short as it goes.
+    /// `value` in page units to 1e-3, as short as it goes.
     static func number(_ value: Double) -> String { fixed(Int((value * scale).rounded())) }
 
-    /// A count of 1e-5 units as a decimal number without trailing zeros ("-0.0012", "512", "3.5").
+    /// A count of 1e-3 units as a decimal number without trailing zeros ("-0.012", "512", "3.5").
     static func fixed(_ units: Int) -> String {
         let negative = units < 0
         let magnitude = units.magnitude
-        let whole = magnitude / 100_000
-        var fraction = magnitude % 100_000
+        let whole = magnitude / 1000
+        var fraction = magnitude % 1000
         var text = (negative ? "-" : "") + String(whole)
         guard fraction != 0 else { return text }
-        var digits = 5
+        var digits = 3
         while fraction % 10 == 0 { fraction /= 10; digits -= 1 }
         let f = String(fraction)
         text += "." + String(repeating: "0", count: digits - f.count) + f

@@ -4,17 +4,19 @@ enum TrackSimplification {
     /// finer than a pixel at street level.
     static let finestTolerance = 1e-4
 
-    /// The points kept, as x, y, t triples, rounded to 1e-5 map units and to the millisecond. The
-    /// tolerance is doubled until at most `limit` points are left; the first and last always stay.
-    static func simplify(_ points: [(x: Double, y: Double, t: Double)], limit: Int) -> [Double] {
-        guard points.count > 2 else { return flatten(points) }
+    /// The points kept, as x, y, t triples in `frame`'s page units to 1e-3 and times to the
+    /// millisecond. The tolerance (in map units) is doubled until at most `limit` points are left;
+    /// the first and last always stay.
+    static func simplify(_ points: [(x: Double, y: Double, t: Double)], limit: Int,
+                         frame: ReportMap.Frame = ReportMap.Frame()) -> [Double] {
+        guard points.count > 2 else { return flatten(points, frame: frame) }
         var tolerance = finestTolerance
         var kept = keep(points, tolerance: tolerance)
         while kept.count > max(limit, 2) {
             tolerance *= 2
             kept = keep(points, tolerance: tolerance)
         }
-        return flatten(kept.map { points[$0] })
+        return flatten(kept.map { points[$0] }, frame: frame)
     }
 
     /// Indices of the points kept at `tolerance`, in order (an explicit stack: tracks can be long).
@@ -49,12 +51,12 @@ enum TrackSimplification {
         return keep.indices.filter { keep[$0] }
     }
 
-    static func flatten(_ points: [(x: Double, y: Double, t: Double)]) -> [Double] {
+    static func flatten(_ points: [(x: Double, y: Double, t: Double)], frame: ReportMap.Frame) -> [Double] {
         var flat: [Double] = []
         flat.reserveCapacity(points.count * 3)
         for p in points {
-            flat.append((p.x * 100_000).rounded() / 100_000)
-            flat.append((p.y * 100_000).rounded() / 100_000)
+            flat.append((frame.x(p.x) * 1000).rounded() / 1000)
+            flat.append((frame.y(p.y) * 1000).rounded() / 1000)
             flat.append((p.t * 1000).rounded() / 1000)
         }
         return flat

@@ -49,9 +49,12 @@ import Testing
     }
 
     @Test func numbersAreWrittenShortAndExact() {
-        #expect(ReportMap.fixed(0) == "0" && ReportMap.fixed(51_234_568) == "512.34568" && ReportMap.fixed(-120) == "-0.0012")
-        #expect(ReportMap.fixed(350_000) == "3.5" && ReportMap.fixed(-100_000) == "-1" && ReportMap.fixed(7) == "0.00007")
-        #expect(ReportMap.number(0.123456) == "0.12346")
+        #expect(ReportMap.fixed(0) == "0" && ReportMap.fixed(512_345) == "512.345" && ReportMap.fixed(-12) == "-0.012")
+        #expect(ReportMap.fixed(3_500) == "3.5" && ReportMap.fixed(-1_000) == "-1" && ReportMap.fixed(7) == "0.007")
+        #expect(ReportMap.number(0.123456) == "0.123")
+        // A frame puts a city's box at 0…1000 page units.
+        let frame = ReportMap.Frame(minX: 506.5, minY: 344.0, maxX: 506.52, maxY: 344.01)
+        #expect(abs(frame.x(506.51) - 500) < 1e-6 && abs(frame.y(344.01) - 500) < 1e-6)
     }
 
     @Test func aPolygonSplitAtTheAntimeridianIsDrawnWholeOnTheRight() throws {
