@@ -5,31 +5,45 @@ extension ReportBuilder {
     /// events are kept, a held event's second line becoming its outcome.
     public mutating func readEvents(path: String) throws(InputError) {
         var pending: [String: Int] = [:]  // a held event's key → its index in its device's events
-        try Self.forEachObject(in: path) { (object, line) throws(InputError) in
-            let field = Fields(object: object, file: path, line: line)
-            let device = try field.string("device")
-            let delivery = try field.string("delivery")
-            let reason = try field.optionalString("reason")
-            data.summary.eventLines += 1
-            data.summary.verdicts[delivery, default: 0] += 1
-            if let reason { data.summary.reasons[reason, default: 0] += 1 }
-            let identifier = try field.string("identifier"), state = try field.string("state"), date = try field.string("date")
-            let key = [device, identifier, state, date, Self.refinementKey(object["refinement"])].joined(separator: "\u{1}")
-            let cause = try field.int("cause")
-            if let k = shown[device], let index = pending.removeValue(forKey: key) {
-                data.devices[k].events[index].outcome = delivery
-                data.devices[k].events[index].outcomeReason = reason
-                data.devices[k].events[index].outcomeAt = time(ofLine: cause, device: k)
-                return
+        try Self.forEachLine(in: path) { (bytes, line) throws(InputError) in
+            // The tool's own lines are scanned; any other valid line goes through the JSON parser.
+            let event: EventLineScan
+            if let scanned = EventLineScan.scan(bytes) {
+                event = scanned
+            } else {
+                let field = Fields(object: try Self.object(bytes, file: path, line: line), file: path, line: line)
+                event = EventLineScan(device: try field.string("device"), identifier: try field.string("identifier"),
+                                      state: try field.string("state"), date: try field.string("date"),
+                                      delivery: try field.string("delivery"), reason: try field.optionalString("reason"),
+                                      refinement: Self.refinementKey(field.object["refinement"]), cause: try field.int("cause"))
             }
-            if shown[device] == nil, delivery != "held", pending.removeValue(forKey: key) != nil { return }
-            guard let t = RFC3339.parse(date) else { throw field.problem("date", "not an RFC 3339 time: \(date)") }
-            if delivery == "held" { pending[key] = shown[device].map { data.devices[$0].events.count } ?? -1 }
-            guard let k = shown[device] else { return }
-            data.devices[k].events.append(ReportData.Event(condition: identifier, state: state, t: Self.seconds(t), delivery: delivery,
-                                                           reason: reason, line: cause))
+            try add(event, file: path, line: line, pending: &pending)
         }
         data.summary.stillHeld = pending.count
+    }
+
+    /// Counts an event line, and keeps it (or, for a held event's second line, its outcome) when its
+    /// device is shown.
+    private mutating func add(_ event: EventLineScan, file: String, line: Int, pending: inout [String: Int]) throws(InputError) {
+        data.summary.eventLines += 1
+        data.summary.verdicts[event.delivery, default: 0] += 1
+        if let reason = event.reason { data.summary.reasons[reason, default: 0] += 1 }
+        let key = [event.device, event.identifier, event.state, event.date, event.refinement].joined(separator: "\u{1}")
+        let k = shown[event.device]
+        if let k, let index = pending.removeValue(forKey: key) {
+            data.devices[k].events[index].outcome = event.delivery
+            data.devices[k].events[index].outcomeReason = event.reason
+            data.devices[k].events[index].outcomeAt = time(ofLine: event.cause, device: k)
+            return
+        }
+        if k == nil, event.delivery != "held", pending.removeValue(forKey: key) != nil { return }
+        guard let t = RFC3339.parse(event.date) else {
+            throw InputError(file: file, line: line, field: "date", message: "not an RFC 3339 time: \(event.date)")
+        }
+        if event.delivery == "held" { pending[key] = k.map { data.devices[$0].events.count } ?? -1 }
+        guard let k else { return }
+        data.devices[k].events.append(ReportData.Event(condition: event.identifier, state: event.state, t: Self.seconds(t),
+                                                       delivery: event.delivery, reason: event.reason, line: event.cause))
     }
 
     /// Reads the authorization changes (`evaluate --authorization-out`) of the shown devices.
@@ -77,22 +91,32 @@ extension ReportBuilder {
 
     /// Calls `body` with each line's object; a line that is not a JSON object is an error naming it.
     static func forEachObject(in path: String, _ body: (JSONObject, Int) throws(InputError) -> Void) throws(InputError) {
+        try forEachLine(in: path) { (bytes, line) throws(InputError) in try body(try object(bytes, file: path, line: line), line) }
+    }
+
+    /// Calls `body` with each line that is not blank, as bytes, and its number.
+    static func forEachLine(in path: String, _ body: (UnsafeBufferPointer<UInt8>, Int) throws(InputError) -> Void) throws(InputError) {
         var lines = try LineReader(path: path, maxLineBytes: LineReader.defaultMaxLineBytes)
         while lines.nextLine() {
-            let text = String(decoding: lines.line, as: UTF8.self)
-            if text.allSatisfy({ $0 == " " || $0 == "\t" }) { continue }
-            let value: JSONValue
-            do { value = try JSONParser.parse(text) } catch {
-                throw InputError(file: path, line: lines.lineNumber, field: nil, message: "not JSON: \(error.message)")
-            }
-            guard case .object(let object) = value else {
-                throw InputError(file: path, line: lines.lineNumber, field: nil, message: "expected a JSON object, got \(value.kindName)")
-            }
-            try body(object, lines.lineNumber)
+            let bytes = lines.line
+            if bytes.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) { continue }
+            try body(bytes, lines.lineNumber)
         }
         if let code = lines.readError {
             throw InputError(file: path, line: lines.lineNumber + 1, field: nil, message: "cannot read the file: error \(code)")
         }
+    }
+
+    /// The line as a JSON object, or an error naming it.
+    static func object(_ bytes: UnsafeBufferPointer<UInt8>, file: String, line: Int) throws(InputError) -> JSONObject {
+        let value: JSONValue
+        do { value = try JSONParser.parse(String(decoding: bytes, as: UTF8.self)) } catch {
+            throw InputError(file: file, line: line, field: nil, message: "not JSON: \(error.message)")
+        }
+        guard case .object(let object) = value else {
+            throw InputError(file: file, line: line, field: nil, message: "expected a JSON object, got \(value.kindName)")
+        }
+        return object
     }
 
     /// A line's members, each missing or mistyped one an error naming file, line and field.

@@ -79,13 +79,28 @@ import Testing
         #expect(try ToolProcess.run(["report", "--conditions", conditions, "--observations", observations, "--events", events,
                                      "--authorization", authorization, "--out", read, "--title", "t"] + Self.arguments(Self.scenario)).status == 0)
         #expect(try String(contentsOfFile: evaluated, encoding: .utf8) == String(contentsOfFile: read, encoding: .utf8))
+
+        // The same lines with their keys in another order go through the JSON parser, not the scan
+        // of the tool's own form: the page is the same.
+        let lines = try String(contentsOfFile: events, encoding: .utf8).split(separator: "\n")
+        for line in lines { #expect(line.utf8.withContiguousStorageIfAvailable { EventLineScan.scan($0) != nil } == true) }
+        let reordered = try lines.map { line in
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8))
+            return String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
+        }
+        for line in reordered { #expect(line.utf8.withContiguousStorageIfAvailable { EventLineScan.scan($0) == nil } == true) }
+        let sortedEvents = folder + "/sorted.jsonl", fromSorted = folder + "/c.html"
+        try (reordered.joined(separator: "\n") + "\n").write(toFile: sortedEvents, atomically: true, encoding: .utf8)
+        #expect(try ToolProcess.run(["report", "--conditions", conditions, "--observations", observations, "--events", sortedEvents,
+                                     "--authorization", authorization, "--out", fromSorted, "--title", "t"] + Self.arguments(Self.scenario)).status == 0)
+        #expect(try String(contentsOfFile: evaluated, encoding: .utf8) == String(contentsOfFile: fromSorted, encoding: .utf8))
     }
 
     @Test func aBadEventsLineIsNamedAndAnInputIsNeverTheOutput() throws {
         let folder = try ToolProcess.folder("report-bad")
         let conditions = Fixture.path("city/conditions.geojson"), observations = Fixture.path("city/observations.jsonl")
         let events = folder + "/events.jsonl"
-        try "{\"device\":\"alice\",\"identifier\":\"louvre\",\"state\":\"satisfied\",\"date\":\"2026-03-01T08:00:00Z\",\"delivery\":\"delivered\",\"reason\":null,\"refinement\":null,\"diagnostics\":[],\"cause\":1}\n{\"device\":\"alice\",\"delivery\":7}\n"
+        try "{\"device\":\"alice\",\"identifier\":\"louvre\",\"state\":\"satisfied\",\"date\":\"2026-03-01T08:00:00Z\",\"delivery\":\"delivered\",\"reason\":null,\"refinement\":null,\"diagnostics\":[],\"cause\":1}\n{\"device\":\"alice\",\"identifier\":\"louvre\",\"state\":\"unsatisfied\",\"date\":\"2026-03-01T08:00:05Z\",\"delivery\":7,\"reason\":null,\"refinement\":null,\"diagnostics\":[],\"cause\":2}\n"
             .write(toFile: events, atomically: true, encoding: .utf8)
         let bad = try ToolProcess.run(["report", "--conditions", conditions, "--observations", observations, "--events", events, "--out", folder + "/r.html"])
         #expect(bad.status == 1)
