@@ -87,7 +87,8 @@ enum ReportScript {
     }
     function apply() {
       svg.setAttribute("viewBox", view.x + " " + view.y + " " + view.w + " " + view.h);
-      const px = Math.max(view.w / svg.clientWidth, view.h / svg.clientHeight) || view.w / 800;
+      // (A map not laid out yet, printed, say, has no size: take a usual one.)
+      const px = Math.max(view.w / (svg.clientWidth || 800), view.h / (svg.clientHeight || 500));
       for (const m of markers.children) m.setAttribute("r", 4.5 * px);
     }
     function point(evt) {
