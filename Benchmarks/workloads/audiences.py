@@ -42,8 +42,8 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from generate import (METRES_PER_DEGREE, STREAM_CIRCLES, STREAM_FIXES, T0_SECONDS, Area,  # noqa: E402
-                      permutation, random_unit_vectors, rng_for, uniform, walk_positions)
+from generate import (METRES_PER_DEGREE, STREAM_CIRCLES, T0_SECONDS, Area, fix_walk,  # noqa: E402
+                      random_unit_vectors, rng_for, uniform)
 
 STREAM_PRIVATE = 21
 CHUNK = 200_000  # records or features formatted per write
@@ -52,16 +52,11 @@ CHUNK = 200_000  # records or features formatted per write
 def walk(args, area: Area):
     """generate.py's generate_fixes, kept by device: returns (order, lat[seconds, devices],
     lon[seconds, devices], accuracy[n]) with the same random draws in the same order."""
-    rng = rng_for(args.seed, STREAM_FIXES)
     n, devices = args.fixes, args.devices
-    order = permutation(rng, devices)
-    lat, lon = area.uniform_points(rng, devices)
-    speed = uniform(rng, 1.0, 30.0, devices)
-    dx, dy = random_unit_vectors(rng, devices)
-    seconds = -(-n // devices)
+    rng, order, seconds, positions = fix_walk(args, area)
     track_lat = np.empty((seconds, devices))
     track_lon = np.empty((seconds, devices))
-    for s, (lat, lon) in enumerate(walk_positions(rng, area, lat, lon, speed, dx, dy, seconds)):
+    for s, (lat, lon) in enumerate(positions):
         track_lat[s] = lat
         track_lon[s] = lon
     accuracy = uniform(rng, 5.0, 65.0, n)

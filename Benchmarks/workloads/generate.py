@@ -313,17 +313,25 @@ def walk_positions(rng, area: Area, lat, lon, speed, dx, dy, seconds: int):
             d[over | under] *= -1
 
 
-def generate_fixes(args, area: Area, out: str) -> dict:
+def fix_walk(args, area: Area):
+    """The fix stream's draws up to its walk: (rng, order, seconds, positions), `order` the devices'
+    order within a second and `positions` walk_positions' generator. audiences.py walks the same."""
     rng = rng_for(args.seed, STREAM_FIXES)
-    n, devices = args.fixes, args.devices
+    devices = args.devices
     order = permutation(rng, devices)
     lat, lon = area.uniform_points(rng, devices)
     speed = uniform(rng, 1.0, 30.0, devices)
     dx, dy = random_unit_vectors(rng, devices)
-    seconds = -(-n // devices)
+    seconds = -(-args.fixes // devices)
+    return rng, order, seconds, walk_positions(rng, area, lat, lon, speed, dx, dy, seconds)
+
+
+def generate_fixes(args, area: Area, out: str) -> dict:
+    n, devices = args.fixes, args.devices
+    rng, order, seconds, positions = fix_walk(args, area)
     out_lat = np.empty(seconds * devices)
     out_lon = np.empty(seconds * devices)
-    for s, (lat, lon) in enumerate(walk_positions(rng, area, lat, lon, speed, dx, dy, seconds)):
+    for s, (lat, lon) in enumerate(positions):
         out_lat[s * devices:(s + 1) * devices] = lat[order]
         out_lon[s * devices:(s + 1) * devices] = lon[order]
     out_lat, out_lon = out_lat[:n], out_lon[:n]
