@@ -73,9 +73,8 @@ extension ReportBuilder {
     /// The time of a shown device's record at `line` (the record that resolved a held event).
     func time(ofLine line: Int, device k: Int) -> Double? {
         let times = recordTimes[k]
-        var lo = 0, hi = times.count
-        while lo < hi { let mid = (lo + hi) / 2; if times[mid].line < line { lo = mid + 1 } else { hi = mid } }
-        return lo < times.count && times[lo].line == line ? times[lo].t : nil
+        let at = Self.partitionIndex(times) { $0.line < line }
+        return at < times.count && times[at].line == line ? times[at].t : nil
     }
 
     static func refinementKey(_ value: JSONValue?) -> String {

@@ -72,7 +72,7 @@ public struct ReportBuilder: Sendable {
                 addShown(record.device)
             }
             guard let k = shown[record.device] else { continue }
-            let t = seconds(record.observation.time)
+            let t = Self.seconds(record.observation.time)
             recordTimes[k].append((record.line, t))
             data.devices[k].first = data.devices[k].first ?? t
             data.devices[k].last = t
@@ -109,7 +109,14 @@ public struct ReportBuilder: Sendable {
     }
 
     static func seconds(_ t: Timestamp) -> Double { Double(t.nanosecondsSinceEpoch) / 1e9 }
-    func seconds(_ t: Timestamp) -> Double { Self.seconds(t) }
+
+    /// The index of the first element of `sorted` for which `isBefore` is false (`sorted` holds
+    /// all those for which it is true first).
+    static func partitionIndex<T>(_ sorted: [T], _ isBefore: (T) -> Bool) -> Int {
+        var lo = 0, hi = sorted.count
+        while lo < hi { let mid = (lo + hi) / 2; if isBefore(sorted[mid]) { lo = mid + 1 } else { hi = mid } }
+        return lo
+    }
 
     /// The finished data: tracks simplified, events placed, conditions chosen for the map.
     public mutating func finish() -> ReportData {
@@ -124,11 +131,10 @@ public struct ReportBuilder: Sendable {
             for e in device.events.indices {
                 // The device's last fix at or before the event's record.
                 let line = device.events[e].line
-                var lo = 0, hi = fixes[k].count
-                while lo < hi { let mid = (lo + hi) / 2; if fixes[k][mid].line <= line { lo = mid + 1 } else { hi = mid } }
-                if lo > 0 {
-                    device.events[e].x = Self.rounded(frame.x(fixes[k][lo - 1].x))
-                    device.events[e].y = Self.rounded(frame.y(fixes[k][lo - 1].y))
+                let after = Self.partitionIndex(fixes[k]) { $0.line <= line }
+                if after > 0 {
+                    device.events[e].x = ReportMap.pageUnits(frame.x(fixes[k][after - 1].x))
+                    device.events[e].y = ReportMap.pageUnits(frame.y(fixes[k][after - 1].y))
                 }
             }
             data.devices[k] = device
@@ -136,8 +142,6 @@ public struct ReportBuilder: Sendable {
         chooseShapes(box: box, frame: frame)
         return data
     }
-
-    static func rounded(_ value: Double) -> Double { (value * 1000).rounded() / 1000 }
 
     /// The box of the shown devices' fixes in map units, `nil` without fixes.
     func trackBounds() -> (minX: Double, minY: Double, maxX: Double, maxY: Double)? {

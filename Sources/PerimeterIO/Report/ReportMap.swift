@@ -160,6 +160,9 @@ public enum ReportMap {
     /// Page units are written to 1e-3.
     static let scale = 1000.0
 
+    /// `value` rounded to the 1e-3 page units the page is written in.
+    static func pageUnits(_ value: Double) -> Double { (value * scale).rounded() / scale }
+
     /// `value` in page units to 1e-3, as short as it goes.
     static func number(_ value: Double) -> String { fixed(Int((value * scale).rounded())) }
 

@@ -55,8 +55,8 @@ enum TrackSimplification {
         var flat: [Double] = []
         flat.reserveCapacity(points.count * 3)
         for p in points {
-            flat.append((frame.x(p.x) * 1000).rounded() / 1000)
-            flat.append((frame.y(p.y) * 1000).rounded() / 1000)
+            flat.append(ReportMap.pageUnits(frame.x(p.x)))
+            flat.append(ReportMap.pageUnits(frame.y(p.y)))
             flat.append((p.t * 1000).rounded() / 1000)
         }
         return flat
