@@ -50,9 +50,17 @@ public final class SQLiteStore: MonitorStore {
             throw MonitorStoreError("\(path): the store is in use by another store in this process; one at a time")
         }
         do {
-            try Self.checkFile(path)
+            // A run killed while SQLite copied its journal into the file can leave the file shorter than
+            // its header says, with every missing page still in the journal: SQLite finishes the copy on
+            // opening, and the file's length is checked once that is done.
+            let journaled = Self.journalHasFrames(path)
+            try Self.checkFile(path, lengthIsFinal: !journaled)
             queue = try DatabaseQueue(path: path, configuration: Self.configuration)
             try Self.start(queue, path: path)
+            if journaled {
+                try queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+                try Self.checkFile(path, lengthIsFinal: true)
+            }
         } catch {
             Self.forget(file)
             throw Self.problem(error, path: path, doing: "cannot open")
@@ -132,9 +140,17 @@ public final class SQLiteStore: MonitorStore {
         }
     }
 
+    /// Whether a write-ahead journal with at least one frame lies beside the file (its header alone is
+    /// 32 bytes).
+    private static func journalHasFrames(_ path: String) -> Bool {
+        var status = stat()
+        return stat(path + "-wal", &status) == 0 && status.st_size > 32
+    }
+
     /// Refuses what SQLite must not be let near: a file that is not a regular file, an empty one
-    /// (SQLite would make a new database of it silently), or one that is not a SQLite database.
-    private static func checkFile(_ path: String) throws {
+    /// (SQLite would make a new database of it silently), or one that is not a SQLite database; and,
+    /// when `lengthIsFinal`, one shorter than its header says.
+    private static func checkFile(_ path: String, lengthIsFinal: Bool) throws {
         var status = stat()
         guard stat(path, &status) == 0 else {
             guard errno == ENOENT else { throw MonitorStoreError("\(path): cannot open the store: \(String(cString: strerror(errno)))") }
@@ -158,7 +174,7 @@ public final class SQLiteStore: MonitorStore {
         let pageSize = bigEndian(16..<18) == 1 ? 65_536 : bigEndian(16..<18)
         let pages = bigEndian(28..<32)
         let sizeIsValid = pages > 0 && bigEndian(24..<28) == bigEndian(92..<96)
-        if pageSize >= 512 && (Int(status.st_size) % pageSize != 0 || (sizeIsValid && Int(status.st_size) < pages * pageSize)) {
+        if pageSize >= 512 && (Int(status.st_size) % pageSize != 0 || (lengthIsFinal && sizeIsValid && Int(status.st_size) < pages * pageSize)) {
             throw MonitorStoreError("\(path): the store is damaged: it is \(status.st_size) bytes long, and its header says \(sizeIsValid ? "\(pages) pages of \(pageSize) bytes" : "pages of \(pageSize) bytes")")
         }
     }

@@ -62,6 +62,39 @@ import Testing
         try expectRefused(garbled, "damaged")
     }
 
+    /// A run killed while SQLite copies its journal into the file leaves the file's first page new and
+    /// the pages after it not yet written: shorter than its header says, with every page still in the
+    /// journal. That store opens, whole; the same file without its journal is refused.
+    @Test func aStoreKilledWhileItsJournalWasCopiedOpens() async throws {
+        let path = Fixture.temporaryPath("journaled.sqlite")
+        let store = try SQLiteStore(path: path)
+        let monitor = try Monitor(name: "m", store: store)
+        try await monitor.add(.circle(CircularGeographicCondition(center: MonitorStoreTests.shop, radius: 100)), identifier: "shop")
+        for k in 0..<3_000 { try await monitor.process(MonitorStoreTests.fix(k, metresNorth: Double(k % 40) * 10), device: "device \(k)") }
+        try await monitor.checkpoint()
+        // The file and its journal as they are before the store copies the journal in on closing.
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        let journal = try Data(contentsOf: URL(fileURLWithPath: path + "-wal"))
+        try store.close()
+        let after = try Data(contentsOf: URL(fileURLWithPath: path))
+        #expect(after.count > before.count + 4096, "the journal should make the file grow (\(before.count) → \(after.count) bytes)")
+        #expect(journal.count > 32)
+        var killed = before
+        killed.replaceSubrange(0..<4096, with: after.prefix(4096))
+        let copy = Fixture.temporaryPath("killed.sqlite")
+        try killed.write(to: URL(fileURLWithPath: copy))
+        try expectRefused(copy, "the store is damaged")
+        try journal.write(to: URL(fileURLWithPath: copy + "-wal"))
+        let reopened = try SQLiteStore(path: copy)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let recovered = try encoder.encode(try #require(try reopened.loadMonitor(named: "m")))
+        try reopened.close()
+        let original = try SQLiteStore(path: path)
+        #expect(try encoder.encode(try #require(try original.loadMonitor(named: "m"))) == recovered)
+        try original.close()
+    }
+
     /// Python's sqlite3 cannot read the file while the store holds it.
     func expectRefusedByAnotherProcess(_ path: String) throws {
         let python = Process()
