@@ -86,7 +86,7 @@ struct Report: ParsableCommand {
         var builder = ReportBuilder(definitions: definitions, options: options)
         do {
             if let events {
-                try builder.readObservations(path: observations, format: format)
+                try builder.readObservations(path: observations, format: format, threads: threads)
                 try builder.readEvents(path: events)
                 if let authorization { try builder.readAuthorization(path: authorization) }
             } else {
@@ -107,24 +107,37 @@ struct Report: ParsableCommand {
     }
 
     /// Evaluates the observations as `evaluate` would, into files in a scratch directory that the
-    /// report then reads; bad records are quarantined there and listed in the report.
+    /// report then reads. The run stops at a bad record, as the fastest; the first bad record starts it
+    /// again from the beginning quarantining them all, to list them in the report.
     private func evaluate(definitions: [ConditionDefinition], threads: Int, into builder: inout ReportBuilder) throws {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("perimeter-report-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: false)
         defer { try? FileManager.default.removeItem(atPath: scratch) }
         let eventsPath = scratch + "/events.jsonl", authorizationPath = scratch + "/authorization.jsonl", quarantinePath = scratch + "/quarantine.jsonl"
-        var engine = try CommandSupport.loadEngine(definitions: definitions, path: conditions, groups: groups, policy: policy.policy(), threads: threads)
+        // (Kept unchanged for a second run: the run changes a copy.)
+        let loaded = try CommandSupport.loadEngine(definitions: definitions, path: conditions, groups: groups, policy: policy.policy(), threads: threads)
         do throws(InputError) {
-            var reader = try ObservationReader(path: observations, format: format)
-            reader.threads = engine.batchThreads
-            var outputs = BatchEvaluation.Outputs(events: try BufferedOutput(path: eventsPath))
-            outputs.authorization = try BufferedOutput(path: authorizationPath)
-            outputs.quarantine = try BufferedOutput(path: quarantinePath)
-            let summary = try BatchEvaluation.run(engine: &engine, observations: &reader, outputs: &outputs, badRecords: .quarantine)
-            try outputs.events.commit()
-            try outputs.authorization?.commit()
-            try outputs.quarantine?.commit()
-            try builder.readObservations(path: observations, format: format, countRejected: false)
+            var badRecords = BatchEvaluation.BadRecords.stop
+            var summary: EvaluationSummary
+            while true {
+                var engine = loaded
+                var reader = try ObservationReader(path: observations, format: format)
+                reader.threads = engine.batchThreads
+                var outputs = BatchEvaluation.Outputs(events: try BufferedOutput(path: eventsPath))
+                outputs.authorization = try BufferedOutput(path: authorizationPath)
+                outputs.quarantine = try BufferedOutput(path: quarantinePath)
+                do throws(InputError) {
+                    summary = try BatchEvaluation.run(engine: &engine, observations: &reader, outputs: &outputs, badRecords: badRecords)
+                } catch where badRecords == .stop && error.file == observations && !reader.failed {
+                    badRecords = .quarantine
+                    continue
+                }
+                try outputs.events.commit()
+                try outputs.authorization?.commit()
+                try outputs.quarantine?.commit()
+                break
+            }
+            try builder.readObservations(path: observations, format: format, countRejected: false, threads: threads)
             builder.setCounts(records: summary.recordsRead, rejected: 0)
             try ReportBuilder.forEachQuarantined(in: quarantinePath) { builder.noteRejected($0) }
             try builder.readEvents(path: eventsPath)

@@ -34,7 +34,6 @@ public struct ReportBuilder: Sendable {
     /// Per shown device, every record's line and time (to date a held event's outcome) and its fixes.
     var recordTimes: [[(line: Int, t: Double)]] = []
     var fixes: [[(line: Int, x: Double, y: Double, t: Double)]] = []
-    var allDevices: Set<String> = []
 
     public init(definitions: [ConditionDefinition], options: Options) {
         self.definitions = definitions
@@ -52,48 +51,89 @@ public struct ReportBuilder: Sendable {
 
     /// Reads the observations: counts records and devices, and keeps the shown devices' fixes and
     /// app states. Records that cannot be read are counted as rejected, the first few kept as examples
-    /// unless `countRejected` is false (the evaluation's quarantine then says which were).
+    /// unless `countRejected` is false (the evaluation's quarantine then says which were). Runs of plain
+    /// fixes are read in bulk, on `threads` threads, as the evaluation reads them.
     public mutating func readObservations(path: String, format: ObservationFormat? = nil,
-                                          countRejected: Bool = true) throws(InputError) {
+                                          countRejected: Bool = true, threads: Int = 1) throws(InputError) {
         var reader = try ObservationReader(path: path, format: format)
-        var previousLongitude: [Int: Double] = [:]
-        while let result = reader.next() {
+        reader.threads = threads
+        var tracks = Tracks()
+        var batch: [PlainFixRecord] = []
+        while true {
+            batch.removeAll(keepingCapacity: true)
+            let read = reader.readPlainFixes(into: &batch, limit: 1 << 16)
+            if read > 0 {
+                data.summary.records += read
+                for record in batch {
+                    if let k = shownIndex(record.deviceNumber, of: reader, tracks: &tracks) {
+                        add(.fix(record.fix), line: record.line, device: k, tracks: &tracks)
+                    }
+                }
+                continue
+            }
+            guard let result = reader.next() else { break }
             data.summary.records += 1
-            let record: ObservationRecord
             switch result {
-            case .success(let read): record = read
+            case .success(let record):
+                if let k = shownIndex(record.deviceNumber, of: reader, tracks: &tracks) {
+                    add(record.observation, line: record.line, device: k, tracks: &tracks)
+                }
             case .failure(let error):
                 if reader.failed { throw error }
                 if countRejected { noteRejected(error.description) }
-                continue
-            }
-            allDevices.insert(record.device)
-            if shown[record.device] == nil && options.devices.isEmpty && data.devices.count < options.deviceCount {
-                addShown(record.device)
-            }
-            guard let k = shown[record.device] else { continue }
-            let t = Self.seconds(record.observation.time)
-            recordTimes[k].append((record.line, t))
-            data.devices[k].first = data.devices[k].first ?? t
-            data.devices[k].last = t
-            switch record.observation {
-            case .fix(let fix) where fix.horizontalAccuracy >= 0:
-                // Longitudes unwrapped along the track, so that a crossing of ±180 draws as a step.
-                var longitude = fix.coordinate.longitude
-                if let previous = previousLongitude[k] {
-                    while longitude - previous > 180 { longitude -= 360 }
-                    while previous - longitude > 180 { longitude += 360 }
-                }
-                previousLongitude[k] = longitude
-                let (x, y) = ReportMap.project(latitude: fix.coordinate.latitude, longitude: longitude)
-                fixes[k].append((record.line, x, y, t))
-            case .app(let change):
-                data.devices[k].use.append(ReportData.UseChange(t: t, state: change.state.rawValue))
-            default:
-                break
             }
         }
-        data.summary.devices = allDevices.count
+        data.summary.devices = tracks.devicesSeen
+    }
+
+    /// What reading the observations keeps by the reader's device number.
+    private struct Tracks {
+        /// Per device number: its index among the shown devices, `notShown`, or `notSeen` before its
+        /// first readable record.
+        var shownIndex: [Int] = []
+        var devicesSeen = 0
+        /// Per shown device, its last fix's longitude as drawn.
+        var previousLongitude: [Double?] = []
+        static let notSeen = -2, notShown = -1
+    }
+
+    /// The shown index of the device of a readable record, counting the device when it is new.
+    private mutating func shownIndex(_ number: Int32, of reader: borrowing ObservationReader, tracks: inout Tracks) -> Int? {
+        let n = Int(number)
+        while tracks.shownIndex.count <= n { tracks.shownIndex.append(Tracks.notSeen) }
+        if tracks.shownIndex[n] == Tracks.notSeen {
+            tracks.devicesSeen += 1
+            let name = reader.deviceName(number)
+            if options.devices.isEmpty && data.devices.count < options.deviceCount { addShown(name) }
+            tracks.shownIndex[n] = shown[name] ?? Tracks.notShown
+        }
+        let k = tracks.shownIndex[n]
+        return k >= 0 ? k : nil
+    }
+
+    /// Keeps a shown device's record: its time, and its fix or its app's state.
+    private mutating func add(_ observation: Observation, line: Int, device k: Int, tracks: inout Tracks) {
+        while tracks.previousLongitude.count <= k { tracks.previousLongitude.append(nil) }
+        let t = Self.seconds(observation.time)
+        recordTimes[k].append((line, t))
+        data.devices[k].first = data.devices[k].first ?? t
+        data.devices[k].last = t
+        switch observation {
+        case .fix(let fix) where fix.horizontalAccuracy >= 0:
+            // Longitudes unwrapped along the track, so that a crossing of ±180 draws as a step.
+            var longitude = fix.coordinate.longitude
+            if let previous = tracks.previousLongitude[k] {
+                while longitude - previous > 180 { longitude -= 360 }
+                while previous - longitude > 180 { longitude += 360 }
+            }
+            tracks.previousLongitude[k] = longitude
+            let (x, y) = ReportMap.project(latitude: fix.coordinate.latitude, longitude: longitude)
+            fixes[k].append((line, x, y, t))
+        case .app(let change):
+            data.devices[k].use.append(ReportData.UseChange(t: t, state: change.state.rawValue))
+        default:
+            break
+        }
     }
 
     /// Counts a record the evaluation refused, keeping the first twenty as examples.

@@ -96,6 +96,42 @@ import Testing
         #expect(try String(contentsOfFile: evaluated, encoding: .utf8) == String(contentsOfFile: fromSorted, encoding: .utf8))
     }
 
+    /// Bad records are set aside and listed, and the rest evaluated as `evaluate --quarantine` does;
+    /// the drawn devices are the first to appear in a readable record, and the summary counts only those.
+    @Test func badRecordsAreListedAndTheRestEvaluated() throws {
+        let folder = try ToolProcess.folder("report-rejected")
+        let conditions = Fixture.path("city/conditions.geojson")
+        var lines = try Self.lines("city/observations.jsonl")
+        lines.insert(#"{"type":"fix","device":"not-a-device-of-the-city","lat":95}"#, at: 0)
+        lines.insert("garbage", at: 150)
+        let observations = folder + "/observations.jsonl"
+        try (lines.joined(separator: "\n") + "\n").write(toFile: observations, atomically: true, encoding: .utf8)
+        let page = folder + "/report.html"
+        let run = try ToolProcess.run(["report", "--conditions", conditions, "--observations", observations, "--out", page, "--devices", "3"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let quarantine = folder + "/quarantine.jsonl"
+        let evaluated = try ToolProcess.run(["evaluate", "--conditions", conditions, "--observations", observations, "--quarantine", quarantine])
+        #expect(evaluated.status == 0, "\(evaluated.stderr)")
+        let events = evaluated.stdout.split(separator: "\n")
+
+        let data = try Self.data(ofPage: page)
+        let summary = try #require(data["summary"] as? [String: Any])
+        #expect(summary["records"] as? Int == lines.count)
+        #expect(summary["rejected"] as? Int == 2)
+        let examples = try #require(summary["rejectedExamples"] as? [String])
+        #expect(examples.count == 2 && examples[0].hasPrefix(observations + ":1: ") && examples[1].hasPrefix(observations + ":151: "), "\(examples)")
+        #expect(summary["eventLines"] as? Int == events.count)
+        var firstSeen: [String] = []
+        for line in lines {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], object["t"] != nil,
+                  let device = object["device"] as? String, !firstSeen.contains(device) else { continue }
+            firstSeen.append(device)
+        }
+        #expect(summary["devices"] as? Int == firstSeen.count)
+        let devices = try #require(data["devices"] as? [[String: Any]])
+        #expect(devices.map { $0["name"] as? String } == firstSeen.prefix(3).map { $0 })
+    }
+
     @Test func aBadEventsLineIsNamedAndAnInputIsNeverTheOutput() throws {
         let folder = try ToolProcess.folder("report-bad")
         let conditions = Fixture.path("city/conditions.geojson"), observations = Fixture.path("city/observations.jsonl")
