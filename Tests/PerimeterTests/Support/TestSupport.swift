@@ -76,8 +76,8 @@ extension Condition {
 }
 
 /// How many runs the largest property tests make: all of them, or the percentage
-/// `PERIMETER_PROPERTY_RUNS_PERCENT` gives (CI's AddressSanitizer stage runs a share, the plain run
-/// before it all of them).
+/// `PERIMETER_PROPERTY_RUNS_PERCENT` gives, for a quicker local run (CI runs them all, under
+/// AddressSanitizer too).
 enum PropertyRuns {
     static let percent = ProcessInfo.processInfo.environment["PERIMETER_PROPERTY_RUNS_PERCENT"].flatMap(Int.init).map { min(100, max(1, $0)) } ?? 100
 
