@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""The tool's whole run against shapely's containment alone, on the same fixes (issue 40's end-to-end
+row): `perimeter evaluate` from start to exit (reading and indexing the conditions, reading the
+observations, evaluating with state, writing the events) against P2's vectorised containment of the
+same 1M fixes in `mixed` (`Benchmarks/peers/shapely_peer.py`: STRtree queries and haversine, no
+state, no I/O, its trees' build not counted). Rounds alternate the two, so that a noisy machine slows
+both alike; the table gives each one's runs and the ratio of the medians.
+
+Usage::
+
+    python3 Benchmarks/end_to_end.py [--rounds 5] [--work .build/workloads-text]
+                                     [--perimeter .build/release/perimeter] [--input csv|jsonl]
+
+The workload directory is the generator's text workload, with the binary files shapely reads and the
+text files the tool reads made from the same draw::
+
+    python3 Benchmarks/workloads/generate.py --out .build/workloads-text --text --no-single
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def run_tool(perimeter: str, work: str, observations: str) -> float:
+    """Wall seconds of one whole `perimeter evaluate`, events to /dev/null."""
+    command = [perimeter, "evaluate", "--conditions", os.path.join(work, "mixed.geojson"),
+               "--observations", observations, "--assume", "unsatisfied", "--out", "/dev/null"]
+    start = time.perf_counter()
+    done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    seconds = time.perf_counter() - start
+    if done.returncode != 0:
+        sys.exit(f"end_to_end: {' '.join(command)} failed: {done.stderr.strip()}")
+    return seconds
+
+
+def run_shapely(work: str) -> dict:
+    """P2's result line for `mixed`: its `seconds` is the containment query alone."""
+    command = [sys.executable, os.path.join(REPO, "Benchmarks", "peers", "shapely_peer.py"), "mixed", work]
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode != 0:
+        sys.exit(f"end_to_end: {' '.join(command)} failed: {done.stderr.strip()}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--work", default=os.path.join(REPO, ".build", "workloads-text"))
+    parser.add_argument("--perimeter", default=os.path.join(REPO, ".build", "release", "perimeter"))
+    parser.add_argument("--input", choices=["csv", "jsonl"], default="csv")
+    a = parser.parse_args()
+    observations = os.path.join(a.work, "fixes.csv" if a.input == "csv" else "fixes.jsonl")
+    for path in [observations, os.path.join(a.work, "mixed.geojson"), os.path.join(a.work, "fixes.bin"), a.perimeter]:
+        if not os.path.exists(path):
+            sys.exit(f"end_to_end: {path} is missing (see --help for how to make the workload)")
+
+    tool, query, build = [], [], []
+    fixes = None
+    for _ in range(a.rounds):
+        tool.append(run_tool(a.perimeter, a.work, observations))
+        line = run_shapely(a.work)
+        fixes = line["fixes"]
+        query.append(line["seconds"])
+        build.append(line["build_seconds"])
+
+    def cell(values: list[float]) -> str:
+        return " ".join(f"{v:.3f}" for v in sorted(values))
+
+    t, q = statistics.median(tool), statistics.median(query)
+    print(f"{fixes:,} fixes against {a.work}/mixed.geojson ({a.input}), {a.rounds} rounds, cores: {os.cpu_count()}")
+    print(f"| | runs (s) | median | M fixes/s |")
+    print(f"|---|---|---:|---:|")
+    print(f"| `perimeter evaluate`, the whole run | {cell(tool)} | {t:.3f} s | {fixes / t / 1e6:.2f} |")
+    print(f"| shapely 2, containment alone (its trees' build: {statistics.median(build):.3f} s, not counted) "
+          f"| {cell(query)} | {q:.3f} s | {fixes / q / 1e6:.2f} |")
+    print(f"\nthe tool's whole run is {q / t:.2f}× shapely's containment alone")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
