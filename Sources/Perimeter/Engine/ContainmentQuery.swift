@@ -11,6 +11,10 @@ public struct ContainmentQuery: Sendable {
     private var candidates: [Int32] = []
     /// Each polygon's answers for a batch's points, when a batch tests a few polygons directly.
     private var covered: [Bool] = []
+    /// The catalog's polygons and their positions when it is a few polygons and nothing else
+    /// (`ConditionCatalog.fewPolygons`): a point is tested against each directly, as a batch's are,
+    /// without the grid's lookup or a copy of the catalog per call.
+    private let fewPolygons: (indices: [Int32], shapes: [PolygonShape])?
 
     /// Whether the batch query takes points in cell order: only when the conditions' data cannot stay
     /// in cache (more than `cachedBytes` of it) and there is a grid of cells to order by. Circles are
@@ -30,11 +34,17 @@ public struct ContainmentQuery: Sendable {
         stamps = [UInt32](repeating: 0, count: catalog.geographic.count)
         let bytes = catalog.circleShapes.count * MemoryLayout<CircleShape>.stride + catalog.polygonBytes
         ordersBatchesByCell = catalog.coverGrid.hasCells && bytes > Self.cachedBytes
+        fewPolygons = catalog.fewPolygons()
     }
 
     /// Appends the positions (in addition order among geographic conditions, see
     /// `MonitoringEngine.geographicIdentifiers`) of the conditions containing `c`.
     public mutating func conditions(containing c: Coordinate, into result: inout [Int32]) {
+        if let (indices, shapes) = fewPolygons {
+            guard c.latitude.isFinite && c.longitude.isFinite else { return }  // not a position: in nothing
+            for k in shapes.indices where shapes[k].covers(c) { result.append(indices[k]) }
+            return
+        }
         let catalog = self.catalog  // (one copy per call, as the call would make anyway)
         conditions(containing: c, catalog: catalog, into: &result)
     }

@@ -105,7 +105,8 @@ extension ContainmentQueryTests {
     }
 
     /// The batch query (points taken in cell order, or tested directly against a few large polygons)
-    /// gives each point exactly the one-point answer, and nothing for points that are not positions.
+    /// gives each point exactly the one-point answer, and nothing for points that are not positions;
+    /// the one-point answer is each condition's alone.
     @Test(arguments: BatchCase.allCases)
     func batchQueryEqualsOnePointAtATime(_ batch: BatchCase) throws {
         var rng = SplitMix64(seed: 23)
@@ -150,5 +151,8 @@ extension ContainmentQueryTests {
         }
         #expect(mismatches == 0)
         #expect(total > 5_000)
+        // And one point at a time against each condition alone (a few polygons are tested directly
+        // by both the batch and the one-point query).
+        Self.expectMatchesEveryConditionAlone(&engine, points: Array(points.prefix(3_000)))
     }
 }
