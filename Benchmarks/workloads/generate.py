@@ -7,7 +7,7 @@ Usage (from the repository root)::
     python3 Benchmarks/workloads/generate.py --out .build/workloads \\
         [--circles 10000] [--polygons 10000] [--fixes 1000000] [--devices 10000] \\
         [--beacons 100000] [--sightings 1000000] [--points 1000000] \\
-        [--area-km 50] [--uuids 64] [--seed 20260301] [--text] [--no-single]
+        [--area-km 50] [--uuids 64] [--seed 20260301] [--text] [--no-single] [--tg DIR]
 
 Needs Python 3, numpy and shapely 2 (``pip install shapely``; shapely is used to
 check validity and to dissolve the world's land).  Every output is a pure
@@ -38,8 +38,13 @@ arrays, after an 8-byte ASCII magic and a u64 count):
 * ``single/<name>.wkt``, ``single/<name>.geojson`` (FeatureCollection with one
   Feature, ``id`` = name) and ``single/<name>.points.bin`` (``PPOINTS1``, n,
   f64 lat[n], f64 lon[n]; uniform in that polygon's bounding box) for
-  ``world-land``, ``country-<iso3>`` (the 3 countries with most vertices) and
-  ``spiky-4096``
+  ``world-land``, ``country-<iso3>`` (the 3 countries with most vertices),
+  ``spiky-4096`` and ``random-10000`` (tg's benchmark's random polygon, made
+  by tg_shapes.py from our own random numbers); with ``--tg DIR`` (a copy of
+  tidwall/tg's source) also ``tg-ri``, ``tg-az``, ``tg-tx``, ``tg-bc`` and
+  ``tg-br``: tg's test shapes, read from ``DIR/tests/shapes.h`` at generation
+  time and never committed here.  The points of random-10000 and of the tg
+  shapes come from streams of their own, so adding them changes no other file.
 * ``manifest.json``  the arguments, counts, vertex counts and notes
 * with ``--text``: ``fixes.jsonl``, ``fixes.csv``, ``fixes-rfc3339.jsonl``
   (Perimeter observation records), and, for end-to-end runs of the
@@ -94,6 +99,9 @@ NATURAL_EARTH = os.path.join(REPO, "Fixtures", "natural-earth", "countries.geojs
 # Independent random streams, one per part of the workload.
 STREAM_CIRCLES, STREAM_POLYGONS, STREAM_FIXES, STREAM_BEACONS, STREAM_SIGHTINGS = 1, 2, 3, 4, 5
 STREAM_SPIKY, STREAM_POINTS = 6, 7
+# random-10000's vertices; the points of random-10000 (0) and of each tg shape (1 + its position in
+# tg_shapes.TG_SHAPES), each from default_rng([seed, STREAM_TG_POINTS, k]).
+STREAM_RANDOM, STREAM_TG_POINTS = 8, 9
 
 
 def rng_for(seed: int, part: int) -> np.random.Generator:
@@ -549,6 +557,27 @@ def generate_single(args, out: str) -> dict:
         if shapely.is_valid(shapely.Polygon(ring)):
             break
     result["spiky-4096"] = write_single(out, "spiky-4096", [[ring]], args.points, prng)
+    result.update(generate_tg_single(args, out))
+    return result
+
+
+def generate_tg_single(args, out: str) -> dict:
+    """random-10000, and with --tg DIR tg's own test shapes (Benchmarks/peers' P3 column)."""
+    import tg_shapes
+
+    def points_rng(k: int):
+        return np.random.default_rng([args.seed, STREAM_TG_POINTS, k])
+
+    result = {}
+    ring = tg_shapes.random_polygon(rng_for(args.seed, STREAM_RANDOM), 10_000)
+    result["random-10000"] = write_single(out, "random-10000", [[ring]], args.points, points_rng(0))
+    result["random-10000"]["method"] = "tg's tests/bench.c Random-10000 (make_polygon), numpy random numbers"
+    if args.tg:
+        digest = tg_shapes.shapes_digest(args.tg)
+        for k, (name, ring) in enumerate(tg_shapes.read_shapes(args.tg).items(), start=1):
+            # As tg has them: x = longitude, y = latitude, tg's order (az, tx and ri run clockwise).
+            result["tg-" + name] = write_single(out, "tg-" + name, [[ring]], args.points, points_rng(k))
+            result["tg-" + name]["method"] = f"tg's tests/shapes.h '{name}' (sha256 {digest[:16]})"
     return result
 
 
@@ -583,6 +612,8 @@ def main(argv=None) -> int:
     p.add_argument("--seed", type=int, default=20260301)
     p.add_argument("--text", action="store_true", help="also write JSONL/CSV/GeoJSON text forms")
     p.add_argument("--no-single", action="store_true", help="skip the single-polygon workload")
+    p.add_argument("--tg", metavar="DIR", help="a copy of tidwall/tg's source: adds its test shapes "
+                   "as single polygons tg-ri, tg-az, tg-tx, tg-bc, tg-br")
     args = p.parse_args(argv)
     if args.devices <= 0 or args.uuids <= 0:
         p.error("--devices and --uuids must be positive")

@@ -1,5 +1,5 @@
 /// The JSON line every peer prints (Benchmarks/peers/README.md, "The result line"), with Perimeter's
-/// `condition_bytes`, and in state modes what the stateful engine did.
+/// `condition_bytes` and `index_bytes`, and in state modes what the stateful engine did.
 struct ResultLine {
     let mode: String
     /// The polygon of `single`.
@@ -9,12 +9,17 @@ struct ResultLine {
     let conditions: Int
     /// The best of the timed runs: the stateless query's, or in state modes the stateful engine's.
     var seconds = Double.infinity
-    /// Adding the conditions and building their indexes.
+    /// Adding the conditions and building their indexes (in `single`, the best of the builds).
     let buildSeconds: Double
+    /// The adding alone (its best), part of `buildSeconds`: where a slow build spends its time.
+    let addSeconds: Double
     var containments = 0
     var hash: UInt64 = 0
     /// The heap bytes the conditions take in the engine.
     let conditionBytes: Int
+    /// The part of `conditionBytes` that is shapes and their indexes (P3's `index_bytes` counts the
+    /// same for its polygon: coordinates and index).
+    let indexBytes: Int
     /// The stateful engine's counts, in state modes.
     var state: StatefulResult?
 
@@ -22,7 +27,8 @@ struct ResultLine {
         var line = "{\"peer\":\"Perimeter\",\"mode\":\"\(mode)\""
         if let name { line += ",\"name\":\"\(name)\"" }
         line += ",\"fixes\":\(fixes),\"conditions\":\(conditions),\"seconds\":\(seconds),\"build_seconds\":\(buildSeconds)"
-        line += ",\"containments\":\(containments),\"hash\":\(hash),\"condition_bytes\":\(conditionBytes)"
+        line += ",\"add_seconds\":\(addSeconds)"
+        line += ",\"containments\":\(containments),\"hash\":\(hash),\"condition_bytes\":\(conditionBytes),\"index_bytes\":\(indexBytes)"
         if let state { line += ",\"events\":\(state.events),\"anchored\":\(state.anchored),\"near\":\(state.near)" }
         return line + "}"
     }
