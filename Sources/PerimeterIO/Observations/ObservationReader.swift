@@ -325,7 +325,7 @@ public struct ObservationReader: ~Copyable {
         guard case .object(let object) = value else {
             return failure(nil, "expected a JSON object, got \(value.kindName)")
         }
-        return decode(RecordFields(fields: object.members.map { ($0.key, .json($0.value)) }))
+        return decode(RecordFields(object))
     }
 
     mutating func readHeader() -> InputError? {

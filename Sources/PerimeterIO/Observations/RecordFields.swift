@@ -12,6 +12,15 @@ struct RecordFields {
 
     var fields: [(name: String, value: Value)]
 
+    init(fields: [(name: String, value: Value)]) {
+        self.fields = fields
+    }
+
+    /// A JSON object's members.
+    init(_ object: JSONObject) {
+        fields = object.members.map { ($0.key, .json($0.value)) }
+    }
+
     func value(_ name: String) -> Value? {
         guard let found = fields.first(where: { $0.name == name })?.value else { return nil }
         if case .json(.null) = found { return nil }  // null means absent
@@ -29,6 +38,10 @@ struct RecordFields {
         case .json(let other)?: throw ObservationProblem(field: name, message: "expected a string, got \(other.kindName)")
         case nil: throw ObservationProblem(field: name, message: "missing")
         }
+    }
+
+    func optionalString(_ name: String) throws(ObservationProblem) -> String? {
+        value(name) == nil ? nil : try string(name)
     }
 
     /// A list of texts: a JSON array of strings, or a CSV cell of words separated by spaces.
@@ -96,6 +109,11 @@ struct RecordFields {
         case .text(let s)?: throw ObservationProblem(field: name, message: "expected true or false, got \(InputText.quoted(s))")
         case .json(let other)?: throw ObservationProblem(field: name, message: "expected true or false, got \(other.kindName)")
         }
+    }
+
+    func bool(_ name: String) throws(ObservationProblem) -> Bool {
+        guard let b = try optionalBool(name) else { throw ObservationProblem(field: name, message: "missing") }
+        return b
     }
 
     /// An RFC 3339 string or Unix seconds (a JSON number, or a CSV cell that is a number).

@@ -11,11 +11,14 @@ extension ReportBuilder {
             if let scanned = EventLineScan.scan(bytes) {
                 event = scanned
             } else {
-                let field = Fields(object: try Self.object(bytes, file: path, line: line), file: path, line: line)
-                event = EventLineScan(device: try field.string("device"), identifier: try field.string("identifier"),
-                                      state: try field.string("state"), date: try field.string("date"),
-                                      delivery: try field.string("delivery"), reason: try field.optionalString("reason"),
-                                      refinement: Self.refinementKey(field.object["refinement"]), cause: try field.int("cause"))
+                let object = try Self.object(bytes, file: path, line: line)
+                event = try Self.naming(file: path, line: line) { () throws(ObservationProblem) in
+                    let field = RecordFields(object)
+                    return EventLineScan(device: try field.string("device"), identifier: try field.string("identifier"),
+                                         state: try field.string("state"), date: try field.string("date"),
+                                         delivery: try field.string("delivery"), reason: try field.optionalString("reason"),
+                                         refinement: Self.refinementKey(object["refinement"]), cause: try field.integer("cause", in: Self.lines))
+                }
             }
             try add(event, file: path, line: line, pending: &pending)
         }
@@ -48,13 +51,10 @@ extension ReportBuilder {
 
     /// Reads the authorization changes (`evaluate --authorization-out`) of the shown devices.
     public mutating func readAuthorization(path: String) throws(InputError) {
-        try Self.forEachObject(in: path) { (object, line) throws(InputError) in
-            let field = Fields(object: object, file: path, line: line)
+        try Self.forEachObject(in: path) { (field) throws(ObservationProblem) in
             guard let k = shown[try field.string("device")] else { return }
-            let date = try field.string("date")
-            guard let t = RFC3339.parse(date) else { throw field.problem("date", "not an RFC 3339 time: \(date)") }
             data.devices[k].authorization.append(ReportData.AuthorizationState(
-                t: Self.seconds(t), status: try field.string("status"), temporary: try field.bool("temporary"),
+                t: Self.seconds(try field.time("date")), status: try field.string("status"), temporary: try field.bool("temporary"),
                 provisional: try field.bool("provisional"), accuracy: try field.string("accuracy"),
                 temporaryFullAccuracy: try field.bool("temporaryFullAccuracy"),
                 locationServices: try field.bool("locationServices"), inUse: try field.bool("inUse")))
@@ -63,10 +63,10 @@ extension ReportBuilder {
 
     /// Calls `body` with each quarantined record (`evaluate --quarantine`) as an error message names it.
     public static func forEachQuarantined(in path: String, _ body: (String) -> Void) throws(InputError) {
-        try forEachObject(in: path) { (object, line) throws(InputError) in
-            let field = Fields(object: object, file: path, line: line)
+        try forEachObject(in: path) { (field) throws(ObservationProblem) in
             let name = try field.optionalString("field")
-            body("\(try field.string("file")):\(try field.int("line")): " + (name.map { "field \"\($0)\": " } ?? "") + (try field.string("reason")))
+            body("\(try field.string("file")):\(try field.integer("line", in: lines)): " + (name.map { "field \"\($0)\": " } ?? "")
+                 + (try field.string("reason")))
         }
     }
 
@@ -88,9 +88,25 @@ extension ReportBuilder {
         }.joined(separator: ",")
     }
 
-    /// Calls `body` with each line's object; a line that is not a JSON object is an error naming it.
-    static func forEachObject(in path: String, _ body: (JSONObject, Int) throws(InputError) -> Void) throws(InputError) {
-        try forEachLine(in: path) { (bytes, line) throws(InputError) in try body(try object(bytes, file: path, line: line), line) }
+    /// The line numbers a `cause` or a quarantined record's `line` may give.
+    static let lines = 0...(1 << 53)
+
+    /// Calls `body` with each line's members; a line that is not a JSON object, or a member `body`
+    /// finds wrong, is an error naming the file and line.
+    static func forEachObject(in path: String, _ body: (RecordFields) throws(ObservationProblem) -> Void) throws(InputError) {
+        try forEachLine(in: path) { (bytes, line) throws(InputError) in
+            let fields = RecordFields(try object(bytes, file: path, line: line))
+            try naming(file: path, line: line) { () throws(ObservationProblem) in try body(fields) }
+        }
+    }
+
+    /// `body`'s result, a field's problem becoming an error that names `file` and `line`.
+    static func naming<T>(file: String, line: Int, _ body: () throws(ObservationProblem) -> T) throws(InputError) -> T {
+        do throws(ObservationProblem) {
+            return try body()
+        } catch {
+            throw InputError(file: file, line: line, field: error.field, message: error.message)
+        }
     }
 
     /// Calls `body` with each line that is not blank, as bytes, and its number.
@@ -116,39 +132,5 @@ extension ReportBuilder {
             throw InputError(file: file, line: line, field: nil, message: "expected a JSON object, got \(value.kindName)")
         }
         return object
-    }
-
-    /// A line's members, each missing or mistyped one an error naming file, line and field.
-    struct Fields {
-        let object: JSONObject
-        let file: String
-        let line: Int
-
-        func problem(_ key: String, _ message: String) -> InputError {
-            InputError(file: file, line: line, field: key, message: message)
-        }
-
-        func string(_ key: String) throws(InputError) -> String {
-            guard case .string(let s)? = object[key] else { throw problem(key, "expected a string") }
-            return s
-        }
-
-        func optionalString(_ key: String) throws(InputError) -> String? {
-            switch object[key] {
-            case nil, .null?: return nil
-            case .string(let s)?: return s
-            default: throw problem(key, "expected a string or null")
-            }
-        }
-
-        func bool(_ key: String) throws(InputError) -> Bool {
-            guard case .bool(let b)? = object[key] else { throw problem(key, "expected true or false") }
-            return b
-        }
-
-        func int(_ key: String) throws(InputError) -> Int {
-            guard case .number(_, let value)? = object[key], let n = Int(exactly: value) else { throw problem(key, "expected an integer") }
-            return n
-        }
     }
 }
