@@ -24,7 +24,19 @@ extension ConditionCatalog: CoverGridShapes {
         }
         guard abs(centre.latitude) < 80 else { return (.crossed, 0) }
         let shape = polygonShapes[Int(s.slot)]
-        let radius = within + 10
+        // A centre the raster keeps clear of the boundary needs no edge: its cell's clearance is a
+        // lower bound, as a reading trusts it. Measuring edges instead cost a large polygon most of
+        // its set-up (the airspace workload: sines and cosines for every edge near every centre).
+        // Near the boundary, no edge beyond the one the raster knows of can be the nearest. (A
+        // polygon of few edges has a coarse raster, and measuring all its edges costs little.)
+        var radius = within + 10
+        if shape.locator.edgeCount > PolygonLocator.fewEdges {
+            switch shape.locator.rasterDistance(centre.longitude, centre.latitude) {
+            case .clear(let inside, let metres): return (inside ? .inside : .outside, metres)
+            case .near(let metres): radius = min(radius, metres)
+            case .unknown: break
+            }
+        }
         let nearest = shape.locator.nearestBoundaryDistance(from: centre, within: Geodesy.boundingBox(around: centre, metres: radius / 0.98))
         // The frame's measure is within 2 % of the true distance at these sizes and latitudes, and
         // is never below it: 0.98 × it bounds the measure from below.

@@ -57,6 +57,30 @@ extension PolygonLocator {
         return inclusive ? best <= metres : best < metres
     }
 
+    /// What the raster alone says of a point's distance to the boundary (`rasterDistance(_:_:)`).
+    enum RasterDistance {
+        /// The point's cell keeps `metres` clear of the boundary (a lower bound: the clearance a
+        /// reading's margin test trusts, `k − 1` cells), on this side.
+        case clear(inside: Bool, metres: Double)
+        /// The point's cell is a boundary cell or next to one: an edge passes within `metres`.
+        case near(metres: Double)
+        /// Outside the box, or a box that reaches a pole (no clearance): nothing known.
+        case unknown
+    }
+
+    /// What the raster alone says of the distance from (`x`, `y`) to the boundary. A boundary cell
+    /// has an edge through it (or within its sliver of slack), so a point in it or next to it has
+    /// one within the 2 × 2 cells around it: three cell diagonals in degrees, at the equator's scale,
+    /// is more than that in metres.
+    func rasterDistance(_ x: Double, _ y: Double) -> RasterDistance {
+        guard x >= minX, x <= maxX, y >= minY, y <= maxY else { return .unknown }
+        let (column, row) = raster.columnAndRow(x, y)
+        let k = Self.clearance(cellDetails[row * columns + column])
+        if k <= 1 { return .near(metres: 3 * hypot(1 / cellScaleX, 1 / cellScaleY) * Geodesy.metresPerDegree) }
+        let metres = min(Double(k - 1) * metresPerClearanceCell, largestClearance)
+        return metres > 0 ? .clear(inside: cells[row * columns + column] == Self.inside, metres: metres) : .unknown
+    }
+
     /// The smallest boundary distance (as `PolygonShape.distanceToBoundary` measures it) over the edges
     /// that reach into `box` — or, for a polygon of few edges, over all of them, which differs only
     /// when the nearest lies beyond the box; infinity if none do. Seam and pole edges

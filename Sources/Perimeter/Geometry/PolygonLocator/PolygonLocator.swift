@@ -187,45 +187,54 @@ final class PolygonLocator: Sendable {
         }
         self.hasSeamEdges = hasSeamEdges
 
-        // Stripes: about one per edge, so that a stripe lists a handful of edges on real outlines —
-        // but one for a polygon of few edges, whose edges each span many stripes (a 40-edge polygon
-        // listed each edge in six), and whose stripes only serve the rare fallbacks.
         let height = max(maxY - minY, 1e-12)
-        stripeCount = edgeCount <= Self.fewStripedEdges ? 1 : min(edgeCount, 1 << 16)
+        stripeCount = Self.stripeCount(vertices: vertices, ringEdgeCounts: ringEdgeCounts, edgeCount: edgeCount, height: height)
         stripeScale = Double(stripeCount) / height
-        var counts = [Int32](repeating: 0, count: stripeCount + 1)
-        func stripe(_ y: Double, count: Int, scale: Double, origin: Double) -> Int {
-            min(count - 1, max(0, Int((y - origin) * scale)))
-        }
         // (Locals: the edge loops' closures may not read `self` before it is initialized.)
         let stripes = stripeCount, scale = stripeScale, bottom = minY
-        Self.forEachEdgeNumber(ringEdgeCounts) { e in
-            let (y1, y2) = (vertices[2 * e + 1], vertices[2 * e + 3])
-            let k0 = stripe(min(y1, y2), count: stripes, scale: scale, origin: bottom)
-            let k1 = stripe(max(y1, y2), count: stripes, scale: scale, origin: bottom)
-            for k in k0...k1 { counts[k + 1] += 1 }
-        }
-        for k in 0..<stripeCount { counts[k + 1] += counts[k] }
-        var fill = counts
-        var stripeEdges = [Int32](repeating: 0, count: Int(counts[stripeCount]))
-        Self.forEachEdgeNumber(ringEdgeCounts) { e in
-            let (y1, y2) = (vertices[2 * e + 1], vertices[2 * e + 3])
-            let k0 = stripe(min(y1, y2), count: stripes, scale: scale, origin: bottom)
-            let k1 = stripe(max(y1, y2), count: stripes, scale: scale, origin: bottom)
-            for k in k0...k1 {
-                stripeEdges[Int(fill[k])] = Int32(e)
-                fill[k] += 1
+        var counts = [Int32](repeating: 0, count: stripeCount + 1)
+        var stripeEdges: [Int32] = []
+        vertices.withUnsafeBufferPointer { v in
+            // Each edge's first and last stripe.
+            func span(_ e: Int) -> ClosedRange<Int> {
+                let (y1, y2) = (v[2 * e + 1], v[2 * e + 3])
+                func stripe(_ y: Double) -> Int { min(stripes - 1, max(0, Int((y - bottom) * scale))) }
+                return stripe(min(y1, y2))...stripe(max(y1, y2))
+            }
+            counts.withUnsafeMutableBufferPointer { counts in
+                Self.forEachEdgeNumber(ringEdgeCounts) { e in
+                    for k in span(e) { counts[k + 1] &+= 1 }
+                }
+                for k in 0..<stripes { counts[k + 1] &+= counts[k] }
+                var fill = Array(counts)
+                stripeEdges = [Int32](repeating: 0, count: Int(counts[stripes]))
+                stripeEdges.withUnsafeMutableBufferPointer { list in
+                    Self.forEachEdgeNumber(ringEdgeCounts) { e in
+                        for k in span(e) {
+                            list[Int(fill[k])] = Int32(e)
+                            fill[k] &+= 1
+                        }
+                    }
+                }
             }
         }
 
-        // Raster: about 4 cells per edge (at least 128 cells, at most 2048 × 2048), shaped like the box.
-        // (A minimum of 256 cells took 15 % more memory over 10k polygons of 16–64 edges for no
-        // time that showed; 1.2 % fewer instructions.)
+        // Raster: shaped like the box, as fine as `rasterTarget` and `refinement` say.
         let width = max(maxX - minX, 1e-12)
-        let target = Double(min(max((edgeCount >= 512 ? 256 : 4) * edgeCount, 128), 1 << 22))
-        let aspect = width / height
-        let columns = max(1, min(2048, Int((target * aspect).squareRoot().rounded(.up))))
-        let rows = max(1, min(2048, Int((target / aspect).squareRoot().rounded(.up))))
+        var target = Self.rasterTarget(edgeCount: edgeCount)
+        var cells: [UInt8] = [], pairs: [(cell: Int32, edge: Int32)] = []
+        var (columns, rows) = (0, 0), refined = false
+        while true {
+            (columns, rows) = Self.rasterDimensions(target: target, width: width, height: height)
+            cells = [UInt8](repeating: Self.outside, count: columns * rows)
+            pairs.removeAll(keepingCapacity: true)
+            Self.markBoundary(vertices: vertices, ringEdgeCounts: ringEdgeCounts, into: &cells, pairs: &pairs, columns: columns, rows: rows,
+                              minX: minX, minY: minY, scaleX: Double(columns) / width, scaleY: Double(rows) / height)
+            let boundaryCells = cells.reduce(0) { $0 + ($1 == Self.boundary ? 1 : 0) }
+            guard !refined, edgeCount >= Self.manyEdges, boundaryCells * 4 > cells.count, target < Self.largestRaster else { break }
+            target = min(target * Self.refinement, Self.largestRaster)
+            refined = true
+        }
         self.columns = columns
         self.rows = rows
         cellScaleX = Double(columns) / width
@@ -236,47 +245,32 @@ final class PolygonLocator: Sendable {
         metresPerClearanceCell = poleward >= 90 ? 0 : min(1 / cellScaleX, 1 / cellScaleY) * Geodesy.metresPerDegree
             * cos(poleward * Geodesy.radiansPerDegree) * 0.99
         largestClearance = (25 * cellScaleX).rounded(.down) * metresPerClearanceCell
-        var cells = [UInt8](repeating: Self.outside, count: columns * rows)
-        var pairs: [(cell: Int32, edge: Int32)] = []
-        Self.markBoundary(vertices: vertices, ringEdgeCounts: ringEdgeCounts, into: &cells, pairs: &pairs, columns: columns, rows: rows, minX: minX, minY: minY,
-                          scaleX: cellScaleX, scaleY: cellScaleY)
+        // The cells' edge lists, by a counting sort of the pairs (unchecked: millions of cells).
         var edgeStart = [Int32](repeating: 0, count: columns * rows + 1)
-        for p in pairs { edgeStart[Int(p.cell) + 1] += 1 }
-        for k in 0..<(columns * rows) { edgeStart[k + 1] += edgeStart[k] }
-        var edgeFill = edgeStart
         var cellEdges = [Int32](repeating: 0, count: pairs.count)
-        for p in pairs {
-            cellEdges[Int(edgeFill[Int(p.cell)])] = p.edge
-            edgeFill[Int(p.cell)] += 1
-        }
-        // Each run of non-boundary cells in a row is free of edges, so one test of its first cell's
-        // centre classifies it whole.
-        for r in 0..<rows {
-            var c = 0
-            while c < columns {
-                if cells[r * columns + c] == Self.boundary { c += 1; continue }
-                let runStart = c
-                while c < columns && cells[r * columns + c] != Self.boundary { c += 1 }
-                let x = minX + (Double(runStart) + 0.5) / cellScaleX
-                let y = minY + (Double(r) + 0.5) / cellScaleY
-                let state = Self.rayCrossingCovers(x, y, vertices: vertices, stripeCount: stripeCount, stripeScale: stripeScale,
-                                                   minY: minY, stripeStart: counts, stripeEdges: stripeEdges)
-                    ? Self.inside : Self.outside
-                for k in runStart..<c { cells[r * columns + k] = state }
+        edgeStart.withUnsafeMutableBufferPointer { start in
+            cellEdges.withUnsafeMutableBufferPointer { list in
+                // Counts at cell + 2, summed: start[cell + 1] is then where the cell's list begins,
+                // and placing the pairs moves it to where the list ends, that is to start[cell + 2]'s
+                // place — no second array of starts.
+                for p in pairs where Int(p.cell) + 2 < start.count { start[Int(p.cell) + 2] &+= 1 }
+                for k in stride(from: 2, to: start.count, by: 1) { start[k] &+= start[k - 1] }
+                for p in pairs {
+                    list[Int(start[Int(p.cell) + 1])] = p.edge
+                    start[Int(p.cell) + 1] &+= 1
+                }
             }
         }
+        // The other cells' states and the boundary cells' references, swept along the rows.
+        cellDetails = Self.details(classifying: &cells, columns: columns, rows: rows, minX: minX, minY: minY, scaleX: cellScaleX,
+                                   scaleY: cellScaleY, vertices: vertices, cellEdgeStart: edgeStart, cellEdges: cellEdges,
+                                   stripeCount: stripeCount, stripeScale: stripeScale, stripeStart: counts, stripeEdges: stripeEdges)
         // (A raster that stays in cache gains nothing from blocks: none, and no lookup.)
         blockColumns = columns * rows > Self.largestUnblockedRaster ? (columns + (1 << Self.blockShift) - 1) >> Self.blockShift : 0
         blocks = blockColumns > 0 ? Self.blocks(of: cells, columns: columns, rows: rows, blockColumns: blockColumns) : []
-        let references = Self.sweptReferences(cells: cells, columns: columns, rows: rows, minX: minX, minY: minY, scaleX: cellScaleX,
-                                              scaleY: cellScaleY, vertices: vertices, cellEdgeStart: edgeStart, cellEdges: cellEdges,
-                                              stripeCount: stripeCount, stripeScale: stripeScale, stripeStart: counts,
-                                              stripeEdges: stripeEdges)
         self.vertices = vertices
         self.stripeStart = counts
         self.stripeEdges = stripeEdges
-        cellDetails = Self.details(states: cells, references: references,
-                                   clearance: Self.chebyshevClearance(cells, columns: columns, rows: rows))
         self.cells = cells
         let small = edgeCount <= Self.fewEdges && cellEdges.count <= Int(UInt16.max)
         cellEdgeStart = small ? [] : edgeStart
