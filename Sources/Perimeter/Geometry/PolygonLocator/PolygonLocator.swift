@@ -231,7 +231,7 @@ final class PolygonLocator: Sendable {
             Self.markBoundary(vertices: vertices, ringEdgeCounts: ringEdgeCounts, into: &cells, pairs: &pairs, columns: columns, rows: rows,
                               minX: minX, minY: minY, scaleX: Double(columns) / width, scaleY: Double(rows) / height)
             let boundaryCells = cells.reduce(0) { $0 + ($1 == Self.boundary ? 1 : 0) }
-            guard !refined, edgeCount >= Self.manyEdges, boundaryCells * 4 > cells.count, target < Self.largestRaster else { break }
+            guard !refined, edgeCount >= Self.manyEdges, boundaryCells * Self.boundaryShare > cells.count, target < Self.largestRaster else { break }
             target = min(target * Self.refinement, Self.largestRaster)
             refined = true
         }
