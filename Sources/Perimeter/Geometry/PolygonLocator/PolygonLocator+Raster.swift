@@ -187,11 +187,11 @@ extension PolygonLocator {
     }
 
     /// Chebyshev distance (in cells) from each cell to the nearest boundary cell, capped at 254 (a
-    /// reading uses at most 127): two passes, each row first from the row before it (three
-    /// neighbours, no chain: the loop vectorises) and then along itself, where each cell waits on
-    /// the one before. The same values as the plain two-pass transform — a cell's west neighbour is
-    /// final before it is read — at a fraction of its time: on [Int] with the chain through every
-    /// neighbour, it was a tenth of the airspace workload's set-up.
+    /// reading uses at most 127): two passes, each row first from the row before it (its three
+    /// nearest cells, sixteen cells at a time) and then along itself, where each cell waits on the
+    /// one before, skipping sixteen cells at once where that changes none. The same values as the
+    /// plain two-pass transform — a cell's west neighbour is final before it is read — at a fraction
+    /// of its time: on [Int], cell by cell, it was a tenth of the airspace workload's set-up.
     static func chebyshevClearance(_ cells: [UInt8], columns: Int, rows: Int) -> [UInt8] {
         var result = cells.map { $0 == boundary ? 0 : 254 as UInt8 }
         result.withUnsafeMutableBufferPointer { d in
