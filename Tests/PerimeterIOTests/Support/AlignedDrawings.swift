@@ -131,9 +131,10 @@ extension AlignedGeometryTests {
             stairs += [(Double(k) + 0.5, Double(k) + 0.5), (Double(k) - 0.5, Double(k) + 0.5)]
         }
         stairs += [(0.5, 0.5), (0, 0.5)]
-        // 143 teeth, one cell wide, 2.5 cells apart: 576 edges make a 384 × 384 raster (256 cells an
-        // edge from 512 edges on) of 1/32-unit cells, blocks of 8 × 8 cells, stripes, edge lists in
-        // four bytes; every other tooth's edges on column centres, the others' on column borders.
+        // 143 teeth, one cell wide, 2.5 cells apart: 576 edges make a 384 × 384 raster (32 cells an
+        // edge from 512 edges on, refined eightfold: the teeth make more than 1 cell in 25 a boundary
+        // cell) of 1/32-unit cells, blocks of 8 × 8 cells, stripes, edge lists in four bytes; every
+        // other tooth's edges on column centres, the others' on column borders.
         var bigComb: [(Double, Double)] = [(0, 0), (12, 0), (12, 3)]
         for j in stride(from: 142, through: 0, by: -1) {
             let left = Double(5 * j + 1) / 64, right = left + 2.0 / 64
