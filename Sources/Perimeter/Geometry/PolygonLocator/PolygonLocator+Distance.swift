@@ -20,9 +20,7 @@ extension PolygonLocator {
         // Cells far from any boundary cell answer without looking at edges.
         if c.longitude >= minX, c.longitude <= maxX, c.latitude >= minY, c.latitude <= maxY {
             let (column, row) = raster.columnAndRow(c.longitude, c.latitude)
-            let k = Self.clearance(cellDetails[row * columns + column])
-            // The point may sit at its cell's edge: k − 1 whole cells separate it from the boundary.
-            if k >= 2 && min(Double(k - 1) * metresPerClearanceCell, largestClearance) > metres { return false }
+            if let clear = clearanceMetres(cellDetails[row * columns + column]), clear > metres { return false }
         }
         let box = frame.marginBox
         // (A polygon with seam edges takes the plain measure, which leaves them out.)
@@ -75,10 +73,20 @@ extension PolygonLocator {
     func rasterDistance(_ x: Double, _ y: Double) -> RasterDistance {
         guard x >= minX, x <= maxX, y >= minY, y <= maxY else { return .unknown }
         let (column, row) = raster.columnAndRow(x, y)
-        let k = Self.clearance(cellDetails[row * columns + column])
-        if k <= 1 { return .near(metres: 3 * hypot(1 / cellScaleX, 1 / cellScaleY) * Geodesy.metresPerDegree) }
-        let metres = min(Double(k - 1) * metresPerClearanceCell, largestClearance)
+        guard let metres = clearanceMetres(cellDetails[row * columns + column]) else {
+            return .near(metres: 3 * hypot(1 / cellScaleX, 1 / cellScaleY) * Geodesy.metresPerDegree)
+        }
         return metres > 0 ? .clear(inside: cells[row * columns + column] == Self.inside, metres: metres) : .unknown
+    }
+
+    /// The metres a cell's clearance `k` guarantees any point in it, from its details: `k − 1` whole
+    /// cells (the point may sit at its cell's edge), as far as `largestClearance`; 0 where the box
+    /// reaches a pole. `nil` for a boundary cell or one next to it. The margin test and the cover
+    /// grid trust the same bound.
+    @inline(__always)
+    func clearanceMetres(_ details: UInt8) -> Double? {
+        let k = Self.clearance(details)
+        return k >= 2 ? min(Double(k - 1) * metresPerClearanceCell, largestClearance) : nil
     }
 
     /// The smallest boundary distance (as `PolygonShape.distanceToBoundary` measures it) over the edges
