@@ -26,6 +26,12 @@ let package = Package(
             pkgConfig: "geos",
             providers: [.apt(["libgeos-dev"])]
         ),
+        // OpenSSL's libcrypto, for SHA-256 only (the index cache's digests; needs libssl-dev).
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
         // Compiler builtins Swift does not expose: the prefetch hint and sincos (inline functions).
         .target(name: "CBuiltins"),
         // The engine: conditions, observations, state machines, authorization. No I/O.
@@ -36,7 +42,7 @@ let package = Package(
         // Readers (GeoJSON, JSON Lines, CSV), the event writer, and the store of monitors (SQLite).
         .target(
             name: "PerimeterIO",
-            dependencies: ["Perimeter", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["Perimeter", "COpenSSL", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .executableTarget(
             name: "perimeter",

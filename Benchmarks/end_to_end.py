@@ -10,6 +10,7 @@ Usage::
 
     python3 Benchmarks/end_to_end.py [--rounds 5] [--work .build/workloads-text]
                                      [--perimeter .build/release/perimeter] [--input csv|jsonl]
+                                     [--index-cache]
 
 The workload directory is the generator's text workload, with the binary files shapely reads and the
 text files the tool reads made from the same draw::
@@ -30,10 +31,12 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def run_tool(perimeter: str, work: str, observations: str) -> float:
-    """Wall seconds of one whole `perimeter evaluate`, events to /dev/null."""
+def run_tool(perimeter: str, work: str, observations: str, cache: str | None = None) -> float:
+    """Wall seconds of one whole `perimeter evaluate`, events to /dev/null; with `cache`, its
+    `--index-cache` (made before the rounds, so each round loads it)."""
     command = [perimeter, "evaluate", "--conditions", os.path.join(work, "mixed.geojson"),
                "--observations", observations, "--assume", "unsatisfied", "--out", "/dev/null"]
+    command += ["--index-cache", cache] if cache else []
     start = time.perf_counter()
     done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     seconds = time.perf_counter() - start
@@ -57,16 +60,23 @@ def main() -> int:
     parser.add_argument("--work", default=os.path.join(REPO, ".build", "workloads-text"))
     parser.add_argument("--perimeter", default=os.path.join(REPO, ".build", "release", "perimeter"))
     parser.add_argument("--input", choices=["csv", "jsonl"], default="csv")
+    parser.add_argument("--index-cache", action="store_true",
+                        help="also time the whole run with the conditions loaded from an index cache (made first, under --work)")
     a = parser.parse_args()
     observations = os.path.join(a.work, "fixes.csv" if a.input == "csv" else "fixes.jsonl")
     for path in [observations, os.path.join(a.work, "mixed.geojson"), os.path.join(a.work, "fixes.bin"), a.perimeter]:
         if not os.path.exists(path):
             sys.exit(f"end_to_end: {path} is missing (see --help for how to make the workload)")
 
-    tool, query, build = [], [], []
+    tool, cached, query, build = [], [], [], []
     fixes = None
+    cache = os.path.join(a.work, "mixed.index-cache") if a.index_cache else None
+    if cache:
+        run_tool(a.perimeter, a.work, observations, cache)  # makes (or refreshes) the cache
     for _ in range(a.rounds):
         tool.append(run_tool(a.perimeter, a.work, observations))
+        if cache:
+            cached.append(run_tool(a.perimeter, a.work, observations, cache))
         line = run_shapely(a.work)
         fixes = line["fixes"]
         query.append(line["seconds"])
@@ -80,9 +90,14 @@ def main() -> int:
     print(f"| | runs (s) | median | M fixes/s |")
     print(f"|---|---|---:|---:|")
     print(f"| `perimeter evaluate`, the whole run | {cell(tool)} | {t:.3f} s | {fixes / t / 1e6:.2f} |")
+    if cached:
+        c = statistics.median(cached)
+        print(f"| `perimeter evaluate --index-cache`, the whole run | {cell(cached)} | {c:.3f} s | {fixes / c / 1e6:.2f} |")
     print(f"| shapely 2, containment alone (its trees' build: {statistics.median(build):.3f} s, not counted) "
           f"| {cell(query)} | {q:.3f} s | {fixes / q / 1e6:.2f} |")
     print(f"\nthe tool's whole run is {q / t:.2f}× shapely's containment alone")
+    if cached:
+        print(f"with the index cache, {q / statistics.median(cached):.2f}× shapely's containment alone")
     return 0
 
 

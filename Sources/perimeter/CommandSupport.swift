@@ -26,7 +26,11 @@ enum CommandSupport {
 
     /// The warning for a conditions file without conditions: nothing can produce an event.
     static func warnIfEmpty(_ definitions: [ConditionDefinition], path: String) {
-        guard definitions.isEmpty else { return }
+        warnIfEmpty(count: definitions.count, path: path)
+    }
+
+    static func warnIfEmpty(count: Int, path: String) {
+        guard count == 0 else { return }
         warn("\(path): no conditions (the FeatureCollection has no features), so no event can come")
     }
 
@@ -75,11 +79,26 @@ enum CommandSupport {
 
     /// Warns of the first group a condition names that the groups file gives no member: a misspelt
     /// name would otherwise leave the condition unwatched without a word.
-    static func warnAboutGroups(_ definitions: [ConditionDefinition], members: [String: [String]], path: String) {
-        for definition in definitions {
-            guard let group = definition.audience.groups.first(where: { members[$0] == nil }) else { continue }
-            warn("\(path): no device is in group \"\(group)\", which feature \"\(definition.identifier)\" (line \(definition.line)) is for")
+    static func warnAboutGroups(_ features: some Sequence<Feature>, members: [String: [String]], path: String) {
+        for feature in features {
+            guard let group = feature.audience.groups.first(where: { members[$0] == nil }) else { continue }
+            warn("\(path): no device is in group \"\(group)\", which feature \"\(feature.identifier)\" (line \(feature.line)) is for")
             return
+        }
+    }
+
+    /// What the warnings about groups need of a condition's feature.
+    typealias Feature = (identifier: String, line: Int, audience: ConditionAudience)
+
+    /// Sets `groups`' memberships on the engine, warning of groups without members; without a groups
+    /// file, warns of the first feature for groups (only the devices it lists watch it).
+    static func setGroups(_ groups: String?, of features: some Sequence<Feature>, on engine: inout MonitoringEngine, path: String) throws {
+        if let groups {
+            let members = try readGroups(groups)
+            warnAboutGroups(features, members: members, path: groups)
+            engine.setGroups(members)
+        } else if let scoped = features.first(where: { !$0.audience.groups.isEmpty }) {
+            warn("\(path):\(scoped.line): feature \"\(scoped.identifier)\" is for groups (properties.groups) but no --groups file gives their members: only the devices it lists watch it")
         }
     }
 
@@ -96,13 +115,7 @@ enum CommandSupport {
                            threads: Int) throws -> MonitoringEngine {
         var engine = MonitoringEngine(policy: policy)
         engine.batchThreads = threads
-        if let groups {
-            let members = try readGroups(groups)
-            warnAboutGroups(definitions, members: members, path: groups)
-            engine.setGroups(members)
-        } else if let scoped = definitions.first(where: { !$0.audience.groups.isEmpty }) {
-            warn("\(path):\(scoped.line): feature \"\(scoped.identifier)\" is for groups (properties.groups) but no --groups file gives their members: only the devices it lists watch it")
-        }
+        try setGroups(groups, of: definitions.lazy.map { ($0.identifier, $0.line, $0.audience) }, on: &engine, path: path)
         do {
             try engine.add(contentsOf: definitions)
         } catch {

@@ -56,6 +56,9 @@ struct Evaluate: ParsableCommand {
     @Option(help: "Threads for reading and evaluating (default: the processors this process may run on).")
     var threads: Int?
 
+    @Option(help: "Keep the conditions' built indexes in this file, and load them from it when it was made from the same conditions, options and build (checked by SHA-256), instead of reading and indexing the conditions again. Made when missing or outdated; a file that is not an index cache is never replaced.")
+    var indexCache: String?
+
     @Option(help: "The longest observation line read, in bytes; a longer one is a bad record, quarantined as its first 4096 bytes and its length.")
     var maxLineBytes: Int = ObservationReader.defaultMaxLineBytes
 
@@ -88,6 +91,10 @@ struct Evaluate: ParsableCommand {
         if approximate == nil && (approximation.density != nil || approximation.approximateCell != 5 || approximation.approximateInterval != 900) {
             throw ValidationError("--density, --approximate-cell and --approximate-interval go with --approximate FILE")
         }
+        if indexCache == "-" { throw ValidationError("--index-cache needs a file: it is read and written") }
+        if state != nil && indexCache != nil {
+            throw ValidationError("--index-cache does not go with --state: a state run keeps its conditions in the state file")
+        }
         if state != nil && approximate != nil {
             throw ValidationError("--approximate does not go with --state: its reporters are not kept in the state file")
         }
@@ -110,12 +117,15 @@ struct Evaluate: ParsableCommand {
             try SameFileCheck.refuseOverlaps(inputs: [("--conditions", conditions), ("--observations", observations)]
                                                 + (approximation.density.map { [("--density", $0)] } ?? [])
                                                 + (groups.map { [("--groups", $0)] } ?? []),
-                                             outputs: written)
+                                             outputs: written + (indexCache.map { [("--index-cache", $0)] } ?? []))
         } catch {
             throw CommandSupport.fail(error.description)
         }
-        var engine = try CommandSupport.loadEngine(conditions: conditions, groups: groups, policy: policy.policy(), repair: repairPolygons,
-                                                   threads: threads ?? CommandSupport.usableProcessorCount)
+        let threads = threads ?? CommandSupport.usableProcessorCount
+        var engine = try indexCache.map {
+            try CommandSupport.loadEngine(conditions: conditions, indexCache: $0, groups: groups, policy: policy.policy(), repair: repairPolygons,
+                                          threads: threads)
+        } ?? CommandSupport.loadEngine(conditions: conditions, groups: groups, policy: policy.policy(), repair: repairPolygons, threads: threads)
         let approximateLocation = try approximation.location()
         var partials: [(option: String, path: String, partial: String)] = []
         func staged(_ option: String, _ path: String) throws(InputError) -> BufferedOutput {

@@ -43,7 +43,7 @@ struct Validate: ParsableCommand {
                   + (scoped > 0 ? "; \(scoped) for some devices only)" : ")"))
             if let groups {
                 let members = try GroupsReader.read(contentsOf: groups)
-                CommandSupport.warnAboutGroups(definitions, members: members, path: groups)
+                CommandSupport.warnAboutGroups(definitions.lazy.map { ($0.identifier, $0.line, $0.audience) }, members: members, path: groups)
                 print("\(groups): \(members.values.reduce(0) { $0 + $1.count }) memberships OK (\(members.count) groups)")
             }
         } catch {

@@ -123,7 +123,7 @@ struct ConditionCatalog: Sendable {
     private(set) var hasRemovedGeographic = false
     /// Whether each beacon condition was removed (read per queued exit).
     private(set) var beaconRemoved: [Bool] = []
-    private(set) var coverGrid = CoverGrid()
+    var coverGrid = CoverGrid()
     /// Which devices watch which conditions.
     private(set) var audiences = ConditionAudiences()
     /// The profile, when it does not monitor everything (a limit, or kinds it leaves out): its limits
@@ -140,11 +140,29 @@ struct ConditionCatalog: Sendable {
     /// is its edges several times over (raster, lists).
     private(set) var polygonBytes = 0
 
+    /// A condition as the catalogue keeps it: a polygon as its evaluation data (which gives the
+    /// polygon back), the others as they are.
+    enum CompiledCondition {
+        case circle(CircularGeographicCondition)
+        case polygon(PolygonShape)
+        case beacon(BeaconIdentityCondition)
+    }
+
     /// - Parameter polygonShape: the polygon's evaluation data when the caller built it already
     ///   (`PolygonShape(polygon.polygons)`; `addAll` builds many in parallel).
     mutating func add(_ condition: Condition, identifier: String, initialState: ConditionState,
                       addedAt: Timestamp?, audience: ConditionAudience = .everyone,
                       polygonShape: PolygonShape? = nil) throws(ConditionCatalogError) {
+        let compiled: CompiledCondition = switch condition {
+        case .circle(let circle): .circle(circle)
+        case .polygon(let polygon): .polygon(polygonShape ?? PolygonShape(polygon.polygons))
+        case .beacon(let beacon): .beacon(beacon)
+        }
+        try add(compiled, identifier: identifier, initialState: initialState, addedAt: addedAt, audience: audience)
+    }
+
+    mutating func add(_ condition: CompiledCondition, identifier: String, initialState: ConditionState,
+                      addedAt: Timestamp?, audience: ConditionAudience) throws(ConditionCatalogError) {
         guard entry(identifier) == nil else { throw .duplicateIdentifier(identifier) }
         guard initialState.isConditionState else { throw .notAStartingState(initialState) }
         let entry: Entry
@@ -156,9 +174,8 @@ struct ConditionCatalog: Sendable {
             circleCentres.append(circle.center)
             entry = addGeographic(identifier: identifier, isPolygon: false, slot: Int32(circleShapes.count - 1),
                                   initialState: initialState, audience: audience)
-        case .polygon(let polygon):
+        case .polygon(let shape):
             guard polygonShapes.count < Geographic.slotLimit else { throw .tooManyConditions(limit: Int(Geographic.slotLimit)) }
-            let shape = polygonShape ?? PolygonShape(polygon.polygons)
             polygonShapes.append(shape)
             polygonBytes += shape.locator.edgeCount * 4 * MemoryLayout<Double>.size * 3
             entry = addGeographic(identifier: identifier, isPolygon: true, slot: Int32(polygonShapes.count - 1),
@@ -215,23 +232,28 @@ struct ConditionCatalog: Sendable {
             }
             for chunk in built { for (i, shape) in chunk.shapes { shapes[i] = shape } }
         }
-        // Room for all of them at once: arrays grown by doubling would hold up to twice their size.
         let beaconCount = conditions.reduce(0) { if case .beacon = $1.condition { $0 + 1 } else { $0 } }
-        let geographicCount = conditions.count - beaconCount, circles = geographicCount - polygons.count
-        geographic.reserveCapacity(geographic.count + geographicCount)
-        geographicIdentifiers.reserveCapacity(geographic.count + geographicCount)
-        circleShapes.reserveCapacity(circleShapes.count + circles)
-        circleCentres.reserveCapacity(circleCentres.count + circles)
-        polygonShapes.reserveCapacity(polygonShapes.count + polygons.count)
-        beacons.reserveCapacity(beacons.count + beaconCount)
-        beaconIdentifiers.reserveCapacity(beacons.count + beaconCount)
-        beaconRemoved.reserveCapacity(beaconRemoved.count + beaconCount)
-        let geographicNames = geographicIdentifiers, beaconNames = beaconIdentifiers
-        lookup.reserve(conditions.count) { Self.identifier(of: $0, geographicNames, beaconNames) }
+        reserve(circles: conditions.count - beaconCount - polygons.count, polygons: polygons.count, beacons: beaconCount)
         for (i, c) in conditions.enumerated() {
             try add(c.condition, identifier: c.identifier, initialState: c.initialState, addedAt: addedAt, audience: c.audience,
                     polygonShape: shapes[i])
         }
+    }
+
+    /// Makes room for this many more conditions at once: arrays grown by doubling would hold up to
+    /// twice their size.
+    mutating func reserve(circles: Int, polygons: Int, beacons beaconCount: Int) {
+        let geographicCount = circles + polygons
+        geographic.reserveCapacity(geographic.count + geographicCount)
+        geographicIdentifiers.reserveCapacity(geographic.count + geographicCount)
+        circleShapes.reserveCapacity(circleShapes.count + circles)
+        circleCentres.reserveCapacity(circleCentres.count + circles)
+        polygonShapes.reserveCapacity(polygonShapes.count + polygons)
+        beacons.reserveCapacity(beacons.count + beaconCount)
+        beaconIdentifiers.reserveCapacity(beacons.count + beaconCount)
+        beaconRemoved.reserveCapacity(beaconRemoved.count + beaconCount)
+        let geographicNames = geographicIdentifiers, beaconNames = beaconIdentifiers
+        lookup.reserve(geographicCount + beaconCount) { Self.identifier(of: $0, geographicNames, beaconNames) }
     }
 
     private mutating func addGeographic(identifier: String, isPolygon: Bool, slot: Int32, initialState: ConditionState,
@@ -271,7 +293,7 @@ struct ConditionCatalog: Sendable {
     /// are then read from a few cache lines rather than from anywhere in the array. With a million
     /// circles scattered in addition order, nearly every reading missed the cache. Only the slots
     /// move; condition numbers, and so every answer and event order, stay as they are.
-    private mutating func arrangeCirclesByPlace() {
+    mutating func arrangeCirclesByPlace() {
         guard coverGrid.hasCells, circleShapes.count > 1 else { return }
         var owner = [Int32](repeating: 0, count: circleShapes.count)
         for i in geographic.indices where !geographic[i].isPolygon { owner[Int(geographic[i].slot)] = Int32(i) }

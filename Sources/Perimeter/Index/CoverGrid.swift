@@ -57,6 +57,12 @@ struct CoverGrid: Sendable, Equatable {
     /// An empty grid (nothing built yet).
     init() {}
 
+    /// How a grid of these rows packs its entries. Clearances beyond any cell's half-diagonal plus
+    /// the reach decide every fix alike: the entries' steps need go no further.
+    static func packing(conditions count: Int, rowHalfDiagonal: [Double], reach: Double) -> EntryCode {
+        EntryCode(conditions: count, largestClearance: ((rowHalfDiagonal.max() ?? 0) + reach) * 1.01 + 1)
+    }
+
     /// - Parameters:
     ///   - threads: threads that classify the cells (runs of conditions each).
     ///   - entryBudget: at most about this many entries, as the estimate counts them.
@@ -120,9 +126,7 @@ struct CoverGrid: Sendable, Equatable {
         }
         rowCos = rowCentres.map(\.cos)
         rowHalfDiagonal = rowCentres.map(\.halfDiagonal)
-        // Clearances beyond any cell's half-diagonal plus the reach decide every fix alike: the
-        // entries' steps need go no further.
-        packing = EntryCode(conditions: count, largestClearance: ((rowHalfDiagonal.max() ?? 0) + reach) * 1.01 + 1)
+        packing = Self.packing(conditions: count, rowHalfDiagonal: rowHalfDiagonal, reach: reach)
         // Per column: the centre longitude, its sine and cosine.
         let columnCentres: [(longitude: Double, sin: Double, cos: Double)] = (0..<columns).map { c in
             let cell = Self.cellBox(0, c, area.minLatitude, area.minLongitude, latitudeStep, longitudeStep)
@@ -247,5 +251,56 @@ private final class CoverRun: @unchecked Sendable {
 
     func classify() {
         for i in start..<end { body(self, i) }
+    }
+}
+
+extension CoverGrid {
+    /// Writes the grid as built, for `init(image:)` in another process.
+    func write(to image: inout IndexImageWriter) {
+        image.write(reach)
+        for value in [minLatitude, minLongitude, maxLatitude, maxLongitude, latitudeStep, longitudeStep] { image.write(value) }
+        image.write(rows)
+        image.write(columns)
+        image.write(cellStart)
+        image.write(entries)
+        image.write(rowCos)
+        image.write(rowHalfDiagonal)
+        image.write(builtThrough)
+        image.write(excluded)
+    }
+
+    /// The grid `write(to:)` wrote, for a catalogue of `geographicCount` conditions (built through
+    /// all of them, or none when the catalogue was too small to want one); its arrays are
+    /// checked against each other, so that no query can read past one.
+    init(image: inout IndexImageReader, geographicCount: Int) throws(IndexImageProblem) {
+        reach = try image.read()
+        minLatitude = try image.read(); minLongitude = try image.read()
+        maxLatitude = try image.read(); maxLongitude = try image.read()
+        latitudeStep = try image.read(); longitudeStep = try image.read()
+        rows = try image.readInt()
+        columns = try image.readInt()
+        cellStart = try image.readArray()
+        entries = try image.readArray()
+        rowCos = try image.readArray()
+        rowHalfDiagonal = try image.readArray()
+        builtThrough = try image.read()
+        excluded = try image.readArray()
+        let cellCount = rows.multipliedReportingOverflow(by: columns)
+        guard reach.isFinite, reach >= 0, [minLatitude, maxLatitude, minLongitude, maxLongitude].allSatisfy(\.isFinite),
+              [latitudeStep, longitudeStep].allSatisfy({ $0.isFinite && $0 > 0 }),
+              (rowCos + rowHalfDiagonal).allSatisfy(\.isFinite), rows >= 0, columns >= 0, !cellCount.overflow, cellStart.count == (rows == 0 ? 1 : cellCount.partialValue + 1),
+              rowCos.count == rows, rowHalfDiagonal.count == rows, builtThrough >= 0, Int(builtThrough) <= geographicCount,
+              cellStart.first == 0, cellStart.last.map(Int.init) == entries.count,
+              zip(cellStart, cellStart.dropFirst()).allSatisfy({ $0 <= $1 }),
+              excluded.allSatisfy({ $0 >= 0 && Int($0) < geographicCount }) else {
+            throw IndexImageProblem("the cover grid's parts do not fit together")
+        }
+        if rows > 0 {
+            packing = Self.packing(conditions: Int(builtThrough), rowHalfDiagonal: rowHalfDiagonal, reach: reach)
+            let conditionShift = packing.codeBits
+            guard entries.allSatisfy({ Int($0 >> conditionShift) < Int(builtThrough) }) else {
+                throw IndexImageProblem("the cover grid lists a condition the image does not have")
+            }
+        }
     }
 }

@@ -10,6 +10,10 @@ struct PolygonShape: Sendable {
         locator = PolygonLocator(polygons)
     }
 
+    init(locator: PolygonLocator) {
+        self.locator = locator
+    }
+
     var boundingBox: BoundingBox {
         BoundingBox(minLatitude: locator.minY, maxLatitude: locator.maxY, minLongitude: locator.minX, maxLongitude: locator.maxX)
     }

@@ -44,6 +44,20 @@ enum InputFile {
         return data
     }
 
+    /// Calls `body` with the whole of `path`'s contents: a regular file mapped into memory (read-only,
+    /// without copying it), anything else read whole.
+    static func withContents<Result>(of path: String, _ body: (UnsafeRawBufferPointer) -> Result) throws(InputError) -> Result {
+        let descriptor = try openForReading(path)
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG, status.st_size > 0,
+              let mapped = mmap(nil, Int(status.st_size), PROT_READ, MAP_PRIVATE, descriptor, 0), mapped != MAP_FAILED else {
+            return try contents(of: path).withUnsafeBytes(body)
+        }
+        defer { munmap(mapped, Int(status.st_size)) }
+        return body(UnsafeRawBufferPointer(start: mapped, count: Int(status.st_size)))
+    }
+
     /// A digest (FNV-1a, 64 bits, in hex) of the 64 KiB of `path` before `offset` (all of them when
     /// fewer): what tells the file a position was saved in from another one, or from one rewritten
     /// since, without reading it whole.

@@ -157,6 +157,29 @@ final class PolygonLocator: Sendable {
     static let inside: UInt8 = 1
     static let boundary: UInt8 = 2
 
+    /// The locator `write(to:)` wrote, checked (`checkParts`) so that no query reads past an array.
+    init(image: inout IndexImageReader) throws(IndexImageProblem) {
+        minX = try image.read(); minY = try image.read(); maxX = try image.read(); maxY = try image.read()
+        stripeCount = try image.readInt()
+        stripeScale = try image.read()
+        columns = try image.readInt()
+        rows = try image.readInt()
+        cellScaleX = try image.read(); cellScaleY = try image.read()
+        metresPerClearanceCell = try image.read()
+        largestClearance = try image.read()
+        vertices = try image.readArray()
+        edgeCount = try image.readInt()
+        hasSeamEdges = try image.readBool()
+        ringEdgeCounts = try image.readArray()
+        stripeStart = try image.readArray(); stripeEdges = try image.readArray()
+        cells = try image.readArray(); cellDetails = try image.readArray()
+        blocks = try image.readArray()
+        blockColumns = try image.readInt()
+        cellEdgeStart = try image.readArray(); cellEdges = try image.readArray()
+        smallEdgeStart = try image.readArray(); smallEdges = try image.readArray()
+        try checkParts()
+    }
+
     init(_ polygons: [GeoPolygon]) {
         // Exactly as many as there are vertices: appending one at a time left up to half the
         // capacity unused, the largest part of a small polygon's memory.

@@ -1,0 +1,62 @@
+extension PolygonLocator {
+    /// Writes the locator as built, for `init(image:)` in another process: the same fields, in the
+    /// same order.
+    func write(to image: inout IndexImageWriter) {
+        for value in [minX, minY, maxX, maxY] { image.write(value) }
+        image.write(stripeCount)
+        image.write(stripeScale)
+        image.write(columns)
+        image.write(rows)
+        image.write(cellScaleX); image.write(cellScaleY)
+        image.write(metresPerClearanceCell)
+        image.write(largestClearance)
+        image.write(vertices)
+        image.write(edgeCount)
+        image.write(hasSeamEdges)
+        image.write(ringEdgeCounts)
+        image.write(stripeStart); image.write(stripeEdges)
+        image.write(cells); image.write(cellDetails)
+        image.write(blocks)
+        image.write(blockColumns)
+        image.write(cellEdgeStart); image.write(cellEdges)
+        image.write(smallEdgeStart); image.write(smallEdges)
+    }
+
+    /// Throws unless the parts read back fit together as `init(_:)` builds them: every number a
+    /// query turns into a cell is finite, every list's starts rise within the list, every edge number
+    /// names an edge, the raster's arrays are its size. An image that passes can answer wrongly only
+    /// if its numbers were changed on purpose; the file that holds it carries a digest against
+    /// everything else.
+    func checkParts() throws(IndexImageProblem) {
+        guard [minX, minY, maxX, maxY].allSatisfy(\.isFinite), minX <= maxX, minY <= maxY,
+              [stripeScale, cellScaleX, cellScaleY].allSatisfy({ $0.isFinite && $0 > 0 }),
+              [metresPerClearanceCell, largestClearance].allSatisfy({ $0.isFinite && $0 >= 0 }),
+              vertices.allSatisfy(\.isFinite), blocks.allSatisfy({ $0 <= Self.boundary }) else {
+            throw IndexImageProblem("a polygon's index has a number out of range")
+        }
+        let ringVertices = ringEdgeCounts.reduce(0) { $0 + Int($1.magnitude) + 1 }
+        let cellCount = columns.multipliedReportingOverflow(by: rows)
+        guard edgeCount == ringEdgeCounts.reduce(0, { $0 + Int($1.magnitude) }), vertices.count == 2 * ringVertices,
+              stripeCount > 0, columns > 0, rows > 0, !cellCount.overflow,
+              cells.count == cellCount.partialValue, cellDetails.count == cells.count,
+              cells.allSatisfy({ $0 <= Self.boundary }),
+              blocks.count == (blockColumns > 0 ? blockColumns * ((rows + (1 << Self.blockShift) - 1) >> Self.blockShift) : 0),
+              blockColumns == 0 || blockColumns == (columns + (1 << Self.blockShift) - 1) >> Self.blockShift,
+              Self.listsFit(stripeStart, stripeEdges, lists: stripeCount, edges: ringVertices - 1) else {
+            throw IndexImageProblem("a polygon's index does not hold together")
+        }
+        let small = cellEdgeStart.isEmpty && cellEdges.isEmpty
+        let fits = small ? Self.listsFit(smallEdgeStart, smallEdges, lists: cells.count, edges: ringVertices - 1)
+                         : smallEdgeStart.isEmpty && smallEdges.isEmpty && Self.listsFit(cellEdgeStart, cellEdges, lists: cells.count, edges: ringVertices - 1)
+        guard fits else { throw IndexImageProblem("a polygon's cell lists do not hold together") }
+    }
+
+    /// Whether `start` is `lists + 1` rising offsets from 0 to the end of `items`, and every item is
+    /// below `edges` (an edge's first vertex, whose next one exists).
+    private static func listsFit<Start: FixedWidthInteger, Item: FixedWidthInteger>(_ start: [Start], _ items: [Item],
+                                                                                    lists: Int, edges: Int) -> Bool {
+        start.count == lists + 1 && start.first == 0 && Int(start[lists]) == items.count
+            && zip(start, start.dropFirst()).allSatisfy { $0 <= $1 }
+            && items.allSatisfy { $0 >= 0 && Int($0) < edges }
+    }
+}
