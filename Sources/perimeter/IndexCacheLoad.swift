@@ -13,9 +13,8 @@ extension CommandSupport {
                            repair: Bool, threads: Int) throws -> MonitoringEngine {
         let found: IndexCache.Found<Result<(MonitoringEngine, [Int]), IndexImageProblem>>, key: IndexCache.Key
         do throws(InputError) {
-            key = IndexCache.Key(conditions: try IndexCache.digest(ofFile: path),
-                                 options: "assume=\(policy.defaultAssumption.rawValue) repair=\(repair)", build: buildIdentity)
-            found = try IndexCache.load(cache, key: key) { image, lines in
+            (found, key) = try IndexCache.load(cache, conditions: path, options: "assume=\(policy.defaultAssumption.rawValue) repair=\(repair)",
+                                               build: buildIdentity) { image, lines in
                 Result { () throws(IndexImageProblem) in (try MonitoringEngine(policy: policy, indexImage: image), lines) }
             }
         } catch {

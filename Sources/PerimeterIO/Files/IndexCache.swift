@@ -1,4 +1,5 @@
 import COpenSSL
+import Dispatch
 import Foundation
 import Perimeter
 
@@ -69,38 +70,59 @@ public enum IndexCache {
         try InputFile.withContents(of: path) { digest(of: $0) }
     }
 
-    /// Reads the cache at `path`, compares it with `key`, and when it matches gives `use` its image
-    /// (valid during the call only: the file is mapped, not copied) and the line of each condition's
-    /// feature in the conditions file, in the order they were added.
-    /// - Throws: when the path cannot be read, or holds something other than an index cache (which
-    ///   the tool must not replace).
-    public static func load<Loaded>(_ path: String, key: Key,
-                                    _ use: (_ image: UnsafeRawBufferPointer, _ lines: [Int]) -> Loaded) throws(InputError) -> Found<Loaded> {
-        guard access(path, F_OK) == 0 else { return .none }
-        let found = try InputFile.withContents(of: path) { (bytes: UnsafeRawBufferPointer) -> Found<Loaded>? in
-            guard bytes.count >= magic.count, bytes.prefix(magic.count).elementsEqual(magic) else { return nil }
-            let body = UnsafeRawBufferPointer(rebasing: bytes.dropLast(min(bytes.count, digestLength)))
-            guard bytes.count >= magic.count + digestLength, sha256(body).elementsEqual(bytes.suffix(digestLength)) else {
-                return .unusable("damaged: its SHA-256 does not match what it holds")
+    /// Reads the cache at `path`, checks it against the conditions file at `conditions` (its SHA-256),
+    /// `options` and `build`, and when it matches gives what `use` made of its image (valid during the
+    /// call only: the file is mapped, not copied) and of the line of each condition's feature in the
+    /// conditions file, in the order they were added; also the key a new cache should be written under.
+    ///
+    /// `use` runs on one thread while another computes the two SHA-256s (of the conditions and of the
+    /// cache), so it is given bytes not yet checked: it must check what it reads (as
+    /// `MonitoringEngine(policy:indexImage:)` does), and its result is dropped when a check fails.
+    /// - Throws: when a path cannot be read, or the cache's holds something other than an index cache
+    ///   (which the tool must not replace).
+    public static func load<Loaded>(_ path: String, conditions: String, options: String, build: String,
+                                    _ use: (_ image: UnsafeRawBufferPointer, _ lines: [Int]) -> Loaded)
+        throws(InputError) -> (found: Found<Loaded>, key: Key) {
+        guard access(path, F_OK) == 0 else {
+            return (.none, Key(conditions: try digest(ofFile: conditions), options: options, build: build))
+        }
+        let checks = CacheChecks()
+        var parts: (version: UInt32, key: String, loaded: Loaded)?
+        let isCache = try InputFile.withContents(of: path) { (bytes: UnsafeRawBufferPointer) -> Bool in
+            guard bytes.count >= magic.count + digestLength, bytes.prefix(magic.count).elementsEqual(magic) else {
+                return bytes.count >= magic.count && bytes.prefix(magic.count).elementsEqual(magic)
+            }
+            // (The mapping outlives the task: `wait()` below returns before it is unmapped.)
+            nonisolated(unsafe) let body = UnsafeRawBufferPointer(rebasing: bytes.dropLast(digestLength))
+            let trailer = Array(bytes.suffix(digestLength)), done = DispatchGroup()
+            DispatchQueue.global().async(group: done) {
+                checks.conditionsDigest = Result { () throws(InputError) in try digest(ofFile: conditions) }
+                checks.bodyMatches = sha256(body).elementsEqual(trailer)
             }
             var reader = CacheReader(bytes: body, offset: magic.count)
-            guard let version: UInt32 = reader.read(), version == formatVersion else { return .unusable("of another format version") }
-            guard let keyText = reader.readBytes().flatMap({ String(validating: $0, as: UTF8.self) }) else { return .unusable("damaged key") }
-            guard keyText == key.text else {
-                let theirs = keyText.split(separator: "\n").map(String.init), ours = key.text.split(separator: "\n").map(String.init)
-                let differing = zip(theirs, ours).first { $0 != $1 }?.1.split(separator: ":").first.map(String.init) ?? "key"
-                return .unusable("made for another \(differing)")
+            if let version: UInt32 = reader.read(), let keyText = reader.readBytes().flatMap({ String(validating: $0, as: UTF8.self) }),
+               let lines: [Int32] = reader.readArray(), let image = reader.readBytes(), reader.isAtEnd {
+                parts = (version, keyText, use(UnsafeRawBufferPointer(image), lines.map(Int.init)))
             }
-            guard let lines: [Int32] = reader.readArray(), let image = reader.readBytes(), reader.isAtEnd else {
-                return .unusable("damaged: its parts do not add up")
-            }
-            return .usable(use(UnsafeRawBufferPointer(image), lines.map(Int.init)))
+            done.wait()
+            return true
         }
-        guard let found else {
+        guard isCache else {
             throw InputError(file: path, line: nil, field: nil,
                              message: "not an index cache (it does not begin \"perimeter index cache\"): it is left as it is; name another file for --index-cache")
         }
-        return found
+        let conditionsDigest: String
+        if let computed = checks.conditionsDigest { conditionsDigest = try computed.get() } else { conditionsDigest = try digest(ofFile: conditions) }
+        let key = Key(conditions: conditionsDigest, options: options, build: build)
+        guard checks.bodyMatches else { return (.unusable("damaged: its SHA-256 does not match what it holds"), key) }
+        guard let parts else { return (.unusable("damaged: its parts do not add up"), key) }
+        guard parts.version == formatVersion else { return (.unusable("of another format version"), key) }
+        guard parts.key == key.text else {
+            let theirs = parts.key.split(separator: "\n").map(String.init), ours = key.text.split(separator: "\n").map(String.init)
+            let differing = zip(theirs, ours).first { $0 != $1 }?.1.split(separator: ":").first.map(String.init) ?? "key"
+            return (.unusable("made for another \(differing)"), key)
+        }
+        return (.usable(parts.loaded), key)
     }
 
     /// Writes a cache of `image` and `lines` under `key` to `path`, staged beside it and renamed into
@@ -119,6 +141,13 @@ public enum IndexCache {
         try output.append(contentsOf: bytes)
         try output.commit()
     }
+}
+
+/// What the thread beside `IndexCache.load`'s reading found. `@unchecked Sendable`: written by that
+/// thread only, and read only after waiting for it.
+private final class CacheChecks: @unchecked Sendable {
+    var conditionsDigest: Result<String, InputError>?
+    var bodyMatches = false
 }
 
 /// Reads the cache's parts; `nil` when one runs past the end.
