@@ -1,7 +1,7 @@
 // swift-tools-version: 6.1
-// libFuzzer targets for Perimeter's readers and its evaluate path (issue 33). A package of its own,
-// so that the root package's `swift build` / `swift test` never see them. Build and run through
-// `scripts/fuzz.sh` (see Fuzz/README.md).
+// libFuzzer targets for Perimeter's readers, its evaluate path (issue 33) and its index image reader.
+// A package of its own, so that the root package's `swift build` / `swift test` never see them. Build
+// and run through `scripts/fuzz.sh` (see Fuzz/README.md).
 import Foundation
 import PackageDescription
 
@@ -27,6 +27,7 @@ let package = Package(
         .executableTarget(name: "fuzz-jsonl", dependencies: engine + ["FuzzSupport"]),
         .executableTarget(name: "fuzz-csv", dependencies: engine + ["FuzzSupport"]),
         .executableTarget(name: "fuzz-evaluate", dependencies: engine + ["FuzzSupport"]),
+        .executableTarget(name: "fuzz-index-image", dependencies: engine + ["FuzzSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

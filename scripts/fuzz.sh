@@ -8,7 +8,7 @@
 #
 # Usage: scripts/fuzz.sh [SECONDS]        (default 30 per target)
 # Environment:
-#   FUZZ_TARGETS="jsonl csv"   only these targets (default: conditions jsonl csv evaluate)
+#   FUZZ_TARGETS="jsonl csv"   only these targets (default: conditions jsonl csv evaluate index-image)
 #   FUZZ_NO_BUILD=1            use the binaries already built
 #   FUZZ_ARGS="..."            more libFuzzer flags (e.g. -seed=1)
 # Needs libgeos-dev (pkg-config geos) and a Swift 6.1+ toolchain with libFuzzer (Linux).
@@ -20,7 +20,7 @@ cd "$ROOT"
 SCRATCH="$ROOT/Fuzz/.build"
 # The Swift runtime's backtracer would catch abort() before libFuzzer (and trips ASan as it reads memory).
 export SWIFT_BACKTRACE="${SWIFT_BACKTRACE:-enable=no}"
-TARGETS=(${FUZZ_TARGETS:-conditions jsonl csv evaluate})
+TARGETS=(${FUZZ_TARGETS:-conditions jsonl csv evaluate index-image})
 
 max_len() {
     case "$1" in
@@ -28,22 +28,27 @@ max_len() {
         jsonl) echo 32768 ;;
         csv) echo 65536 ;;          # > 4,096 short lines: a parallel block cut at the reader's limit
         evaluate) echo 16384 ;;
+        index-image) echo 256 ;;    # 51 edits of 5 bytes to the base image
     esac
 }
 # Leak checks: per input where the target's runs are balanced; at exit only (LeakSanitizer's own
 # check: a leak fails the run, without an input saved) where libdispatch's continuation cache leaves
 # an allocation behind in most runs (`concurrentPerform`), which made libFuzzer scan the heap after
 # each run (some 20 times slower). To find the input of a leak reported at exit, rerun the target
-# with FUZZ_ARGS=-detect_leaks=1.
+# with FUZZ_ARGS=-detect_leaks=1. index-image's runs are balanced: its engine keeps one thread
+# (`batchThreads` 1), so nothing per input goes through Dispatch.
 leaks() {
     case "$1" in
-        conditions) echo "-detect_leaks=1" ;;
+        conditions|index-image) echo "-detect_leaks=1" ;;
         *) echo "-detect_leaks=0" ;;
     esac
 }
+# The target's libFuzzer dictionary, or nothing for a target without one (index-image: its inputs are
+# offsets and masks, not words).
 dict() {
     case "$1" in
         jsonl|csv) echo "$ROOT/Fuzz/dict/observations.dict" ;;
+        index-image) ;;
         *) echo "$ROOT/Fuzz/dict/$1.dict" ;;
     esac
 }
@@ -79,6 +84,9 @@ for target in "${TARGETS[@]}"; do
     rm -rf "$TMPDIR"
     mkdir -p "$TMPDIR"
     common=(-rss_limit_mb=2048 -timeout=10 "-max_len=$(max_len "$target")")
+    dictionary="$(dict "$target")"
+    dict_flag=()
+    [[ -n "$dictionary" ]] && dict_flag=("-dict=$dictionary")
 
     # 1. Regressions: each saved input must pass now.
     regressions="$ROOT/Fixtures/fuzz/regressions/$target"
@@ -102,7 +110,7 @@ for target in "${TARGETS[@]}"; do
     start=$(date +%s)
     # shellcheck disable=SC2086
     "$binary" "${common[@]}" "$(leaks "$target")" -max_total_time="$SECONDS_PER_TARGET" -print_final_stats=1 \
-        -dict="$(dict "$target")" -artifact_prefix="$artifacts/" ${FUZZ_ARGS:-} \
+        "${dict_flag[@]}" -artifact_prefix="$artifacts/" ${FUZZ_ARGS:-} \
         "$work" "$ROOT/Fixtures/fuzz/$target" >"$log" 2>&1
     code=$?
     elapsed=$(( $(date +%s) - start ))

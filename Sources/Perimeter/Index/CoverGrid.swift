@@ -57,6 +57,22 @@ struct CoverGrid: Sendable, Equatable {
     /// An empty grid (nothing built yet).
     init() {}
 
+    /// Per row: the cells' centre latitude, its sine and cosine (for the centres' unit vectors), and
+    /// a distance h within which every point of a cell lies of its centre (the corners are farthest;
+    /// 1 % slack).
+    static func rowCentres(rows: Int, _ minLatitude: Double, _ minLongitude: Double, _ latitudeStep: Double, _ longitudeStep: Double)
+        -> [(latitude: Double, sin: Double, cos: Double, halfDiagonal: Double)] {
+        (0..<rows).map { r in
+            let cell = Self.cellBox(r, 0, minLatitude, minLongitude, latitudeStep, longitudeStep)
+            let latitude = (cell.minLatitude + cell.maxLatitude) / 2, phi = latitude * Geodesy.radiansPerDegree
+            let centre = Coordinate(latitude: latitude, longitude: (cell.minLongitude + cell.maxLongitude) / 2)
+            let halfDiagonal = [Coordinate(latitude: cell.minLatitude, longitude: cell.minLongitude),
+                                Coordinate(latitude: cell.maxLatitude, longitude: cell.minLongitude)]
+                .map { Geodesy.distance(centre, $0) }.max()! * 1.01 + 0.01
+            return (latitude, sin(phi), cos(phi), halfDiagonal)
+        }
+    }
+
     /// How a grid of these rows packs its entries. Clearances beyond any cell's half-diagonal plus
     /// the reach decide every fix alike: the entries' steps need go no further.
     static func packing(conditions count: Int, rowHalfDiagonal: [Double], reach: Double) -> EntryCode {
@@ -112,18 +128,7 @@ struct CoverGrid: Sendable, Equatable {
         latitudeStep = (area.maxLatitude - area.minLatitude) / Double(rows)
         longitudeStep = (area.maxLongitude - area.minLongitude) / Double(columns)
 
-        // Per row: the cells' centre latitude, its sine and cosine (for the centres' unit vectors), and
-        // a distance h within which every point of a cell lies of its centre (the corners are
-        // farthest; 1 % slack).
-        let rowCentres: [(latitude: Double, sin: Double, cos: Double, halfDiagonal: Double)] = (0..<rows).map { r in
-            let cell = Self.cellBox(r, 0, area.minLatitude, area.minLongitude, latitudeStep, longitudeStep)
-            let latitude = (cell.minLatitude + cell.maxLatitude) / 2, phi = latitude * Geodesy.radiansPerDegree
-            let centre = Coordinate(latitude: latitude, longitude: (cell.minLongitude + cell.maxLongitude) / 2)
-            let halfDiagonal = [Coordinate(latitude: cell.minLatitude, longitude: cell.minLongitude),
-                                Coordinate(latitude: cell.maxLatitude, longitude: cell.minLongitude)]
-                .map { Geodesy.distance(centre, $0) }.max()! * 1.01 + 0.01
-            return (latitude, sin(phi), cos(phi), halfDiagonal)
-        }
+        let rowCentres = Self.rowCentres(rows: rows, minLatitude, minLongitude, latitudeStep, longitudeStep)
         rowCos = rowCentres.map(\.cos)
         rowHalfDiagonal = rowCentres.map(\.halfDiagonal)
         packing = Self.packing(conditions: count, rowHalfDiagonal: rowHalfDiagonal, reach: reach)
@@ -255,52 +260,56 @@ private final class CoverRun: @unchecked Sendable {
 }
 
 extension CoverGrid {
-    /// Writes the grid as built, for `init(image:)` in another process.
+    /// Writes the grid as built, for `init(image:)` in another process: its area and cells; what
+    /// follows from them (steps, rows' geometry, packing) is worked out again as it is read.
     func write(to image: inout IndexImageWriter) {
         image.write(reach)
-        for value in [minLatitude, minLongitude, maxLatitude, maxLongitude, latitudeStep, longitudeStep] { image.write(value) }
+        for value in [minLatitude, minLongitude, maxLatitude, maxLongitude] { image.write(value) }
         image.write(rows)
         image.write(columns)
         image.write(cellStart)
         image.write(entries)
-        image.write(rowCos)
-        image.write(rowHalfDiagonal)
         image.write(builtThrough)
         image.write(excluded)
     }
 
     /// The grid `write(to:)` wrote, for a catalogue of `geographicCount` conditions (built through
-    /// all of them, or none when the catalogue was too small to want one); its arrays are
-    /// checked against each other, so that no query can read past one.
+    /// all of them, or none when the catalogue was too small to want one). Its area must lie on the
+    /// sphere and be no thinner than a metre in 10 km, and its arrays must fit each other, so that no
+    /// query reads past one or turns a coordinate into a cell number out of range.
     init(image: inout IndexImageReader, geographicCount: Int) throws(IndexImageProblem) {
         reach = try image.read()
         minLatitude = try image.read(); minLongitude = try image.read()
         maxLatitude = try image.read(); maxLongitude = try image.read()
-        latitudeStep = try image.read(); longitudeStep = try image.read()
         rows = try image.readInt()
         columns = try image.readInt()
         cellStart = try image.readArray()
         entries = try image.readArray()
-        rowCos = try image.readArray()
-        rowHalfDiagonal = try image.readArray()
         builtThrough = try image.read()
         excluded = try image.readArray()
         let cellCount = rows.multipliedReportingOverflow(by: columns)
-        guard reach.isFinite, reach >= 0, [minLatitude, maxLatitude, minLongitude, maxLongitude].allSatisfy(\.isFinite),
-              [latitudeStep, longitudeStep].allSatisfy({ $0.isFinite && $0 > 0 }),
-              (rowCos + rowHalfDiagonal).allSatisfy(\.isFinite), rows >= 0, columns >= 0, !cellCount.overflow, cellStart.count == (rows == 0 ? 1 : cellCount.partialValue + 1),
-              rowCos.count == rows, rowHalfDiagonal.count == rows, builtThrough >= 0, Int(builtThrough) <= geographicCount,
+        guard (0...1_000_000).contains(reach), rows >= 0, columns >= 0, !cellCount.overflow, cellCount.partialValue <= Self.maximumCells,
+              (rows == 0) == (columns == 0), cellStart.count == (rows == 0 ? 1 : cellCount.partialValue + 1),
+              builtThrough >= 0, Int(builtThrough) <= geographicCount,
               cellStart.first == 0, cellStart.last.map(Int.init) == entries.count,
               zip(cellStart, cellStart.dropFirst()).allSatisfy({ $0 <= $1 }),
               excluded.allSatisfy({ $0 >= 0 && Int($0) < geographicCount }) else {
             throw IndexImageProblem("the cover grid's parts do not fit together")
         }
-        if rows > 0 {
-            packing = Self.packing(conditions: Int(builtThrough), rowHalfDiagonal: rowHalfDiagonal, reach: reach)
-            let conditionShift = packing.codeBits
-            guard entries.allSatisfy({ Int($0 >> conditionShift) < Int(builtThrough) }) else {
-                throw IndexImageProblem("the cover grid lists a condition the image does not have")
-            }
+        guard rows > 0 else { return }
+        guard -90 <= minLatitude, minLatitude + 1e-4 <= maxLatitude, maxLatitude <= 90,
+              -180 <= minLongitude, minLongitude + 1e-4 <= maxLongitude, maxLongitude <= 180 else {
+            throw IndexImageProblem("the cover grid's area is not one on the sphere")
+        }
+        latitudeStep = (maxLatitude - minLatitude) / Double(rows)
+        longitudeStep = (maxLongitude - minLongitude) / Double(columns)
+        let rowCentres = Self.rowCentres(rows: rows, minLatitude, minLongitude, latitudeStep, longitudeStep)
+        rowCos = rowCentres.map(\.cos)
+        rowHalfDiagonal = rowCentres.map(\.halfDiagonal)
+        packing = Self.packing(conditions: Int(builtThrough), rowHalfDiagonal: rowHalfDiagonal, reach: reach)
+        let conditionShift = packing.codeBits
+        guard entries.allSatisfy({ Int($0 >> conditionShift) < Int(builtThrough) }) else {
+            throw IndexImageProblem("the cover grid lists a condition the image does not have")
         }
     }
 }

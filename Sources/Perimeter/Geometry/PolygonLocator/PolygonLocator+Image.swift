@@ -1,23 +1,15 @@
 extension PolygonLocator {
-    /// Writes the locator as built, for `init(image:)` in another process: the same fields, in the
-    /// same order.
+    /// Writes the locator as built, for `init(image:)` in another process: what cannot be worked out
+    /// again cheaply, in the order `init(image:)` reads it.
     func write(to image: inout IndexImageWriter) {
-        for value in [minX, minY, maxX, maxY] { image.write(value) }
+        image.write(vertices)
+        image.write(ringEdgeCounts)
         image.write(stripeCount)
-        image.write(stripeScale)
         image.write(columns)
         image.write(rows)
-        image.write(cellScaleX); image.write(cellScaleY)
-        image.write(metresPerClearanceCell)
-        image.write(largestClearance)
-        image.write(vertices)
-        image.write(edgeCount)
-        image.write(hasSeamEdges)
-        image.write(ringEdgeCounts)
         image.write(stripeStart); image.write(stripeEdges)
         image.write(cells); image.write(cellDetails)
         image.write(blocks)
-        image.write(blockColumns)
         image.write(cellEdgeStart); image.write(cellEdges)
         image.write(smallEdgeStart); image.write(smallEdges)
     }
@@ -28,20 +20,17 @@ extension PolygonLocator {
     /// if its numbers were changed on purpose; the file that holds it carries a digest against
     /// everything else.
     func checkParts() throws(IndexImageProblem) {
-        guard [minX, minY, maxX, maxY].allSatisfy(\.isFinite), minX <= maxX, minY <= maxY,
-              [stripeScale, cellScaleX, cellScaleY].allSatisfy({ $0.isFinite && $0 > 0 }),
-              [metresPerClearanceCell, largestClearance].allSatisfy({ $0.isFinite && $0 >= 0 }),
-              vertices.allSatisfy(\.isFinite), blocks.allSatisfy({ $0 <= Self.boundary }) else {
-            throw IndexImageProblem("a polygon's index has a number out of range")
+        let tolerance = Coordinate.vertexTolerance
+        guard vertices.allSatisfy(\.isFinite), -180 - tolerance <= minX, maxX <= 180 + tolerance,
+              -90 - tolerance <= minY, maxY <= 90 + tolerance else {
+            throw IndexImageProblem("a polygon's vertices are not on the sphere")
         }
         let ringVertices = ringEdgeCounts.reduce(0) { $0 + Int($1.magnitude) + 1 }
         let cellCount = columns.multipliedReportingOverflow(by: rows)
-        guard edgeCount == ringEdgeCounts.reduce(0, { $0 + Int($1.magnitude) }), vertices.count == 2 * ringVertices,
-              stripeCount > 0, columns > 0, rows > 0, !cellCount.overflow,
+        guard vertices.count == 2 * ringVertices, !cellCount.overflow,
               cells.count == cellCount.partialValue, cellDetails.count == cells.count,
-              cells.allSatisfy({ $0 <= Self.boundary }),
+              cells.allSatisfy({ $0 <= Self.boundary }), blocks.allSatisfy({ $0 <= Self.boundary }),
               blocks.count == (blockColumns > 0 ? blockColumns * ((rows + (1 << Self.blockShift) - 1) >> Self.blockShift) : 0),
-              blockColumns == 0 || blockColumns == (columns + (1 << Self.blockShift) - 1) >> Self.blockShift,
               Self.listsFit(stripeStart, stripeEdges, lists: stripeCount, edges: ringVertices - 1) else {
             throw IndexImageProblem("a polygon's index does not hold together")
         }

@@ -43,4 +43,43 @@ extension PolygonLocator {
         return (max(1, min(2048, Int((cells * aspect).squareRoot().rounded(.up)))),
                 max(1, min(2048, Int((cells / aspect).squareRoot().rounded(.up)))))
     }
+
+    /// The numbers a query derives cells from, for a raster of `columns` × `rows` and `stripeCount`
+    /// stripes over the box: worked out one way, for a build and for an image read back.
+    static func frame(minX: Double, minY: Double, maxX: Double, maxY: Double, stripeCount: Int, columns: Int, rows: Int)
+        -> (stripeScale: Double, cellScaleX: Double, cellScaleY: Double, metresPerClearanceCell: Double, largestClearance: Double) {
+        let width = max(maxX - minX, 1e-12), height = max(maxY - minY, 1e-12)
+        let cellScaleX = Double(columns) / width, cellScaleY = Double(rows) / height
+        // A box that reaches a pole has no clearance to speak of: every longitude meets there, so a
+        // boundary cell far along the raster's top (or bottom) row can be metres away over the pole.
+        let poleward = max(abs(minY), abs(maxY))
+        let metresPerClearanceCell = poleward >= 90 ? 0 : min(1 / cellScaleX, 1 / cellScaleY) * Geodesy.metresPerDegree
+            * cos(poleward * Geodesy.radiansPerDegree) * 0.99
+        return (Double(stripeCount) / height, cellScaleX, cellScaleY, metresPerClearanceCell,
+                (25 * cellScaleX).rounded(.down) * metresPerClearanceCell)
+    }
+
+    /// Blocks' columns for a raster this size: none when it stays in cache without them.
+    static func blockColumns(columns: Int, rows: Int) -> Int {
+        columns * rows > largestUnblockedRaster ? (columns + (1 << blockShift) - 1) >> blockShift : 0
+    }
+
+    /// The box of `vertices` (`x, y` pairs).
+    static func extent(_ vertices: [Double]) -> (minX: Double, minY: Double, maxX: Double, maxY: Double) {
+        var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
+        for k in stride(from: 0, to: vertices.count - 1, by: 2) {
+            minX = min(minX, vertices[k]); maxX = max(maxX, vertices[k])
+            minY = min(minY, vertices[k + 1]); maxY = max(maxY, vertices[k + 1])
+        }
+        return (minX, minY, maxX, maxY)
+    }
+
+    /// Whether some edge lies on the antimeridian or at a pole (`isSeamEdge`).
+    static func hasSeamEdge(_ vertices: [Double], _ ringEdgeCounts: [Int32]) -> Bool {
+        var found = false
+        forEachEdgeNumber(ringEdgeCounts) { e in
+            if isSeamEdge(vertices[2 * e], vertices[2 * e + 1], vertices[2 * e + 2], vertices[2 * e + 3]) { found = true }
+        }
+        return found
+    }
 }

@@ -157,26 +157,31 @@ final class PolygonLocator: Sendable {
     static let inside: UInt8 = 1
     static let boundary: UInt8 = 2
 
-    /// The locator `write(to:)` wrote, checked (`checkParts`) so that no query reads past an array.
+    /// The locator `write(to:)` wrote: its vertices, rings, raster and lists as they were, and what
+    /// follows from them (the box, the scales, the edge count, the seam edges) worked out again as in
+    /// `init(_:)`, then checked (`checkParts`) so that no query reads past an array.
     init(image: inout IndexImageReader) throws(IndexImageProblem) {
-        minX = try image.read(); minY = try image.read(); maxX = try image.read(); maxY = try image.read()
+        vertices = try image.readArray()
+        ringEdgeCounts = try image.readArray()
         stripeCount = try image.readInt()
-        stripeScale = try image.read()
         columns = try image.readInt()
         rows = try image.readInt()
-        cellScaleX = try image.read(); cellScaleY = try image.read()
-        metresPerClearanceCell = try image.read()
-        largestClearance = try image.read()
-        vertices = try image.readArray()
-        edgeCount = try image.readInt()
-        hasSeamEdges = try image.readBool()
-        ringEdgeCounts = try image.readArray()
         stripeStart = try image.readArray(); stripeEdges = try image.readArray()
         cells = try image.readArray(); cellDetails = try image.readArray()
         blocks = try image.readArray()
-        blockColumns = try image.readInt()
         cellEdgeStart = try image.readArray(); cellEdges = try image.readArray()
         smallEdgeStart = try image.readArray(); smallEdges = try image.readArray()
+        // (As `stripeCount` and `rasterDimensions` bound them.)
+        guard vertices.count >= 2, vertices.count.isMultiple(of: 2), (1...(1 << 16)).contains(stripeCount),
+              (1...2048).contains(columns), (1...2048).contains(rows) else {
+            throw IndexImageProblem("a polygon's index has no vertices, or cells or stripes out of range")
+        }
+        (minX, minY, maxX, maxY) = Self.extent(vertices)
+        edgeCount = ringEdgeCounts.reduce(0) { $0 + Int($1.magnitude) }
+        hasSeamEdges = vertices.count == 2 * (edgeCount + ringEdgeCounts.count) && Self.hasSeamEdge(vertices, ringEdgeCounts)
+        let frame = Self.frame(minX: minX, minY: minY, maxX: maxX, maxY: maxY, stripeCount: stripeCount, columns: columns, rows: rows)
+        (stripeScale, cellScaleX, cellScaleY, metresPerClearanceCell, largestClearance) = frame
+        blockColumns = Self.blockColumns(columns: columns, rows: rows)
         try checkParts()
     }
 
@@ -204,15 +209,11 @@ final class PolygonLocator: Sendable {
         self.ringEdgeCounts = ringEdgeCounts
         let edgeCount = ringEdgeCounts.reduce(0) { $0 + Int($1.magnitude) }
         self.edgeCount = edgeCount
-        var hasSeamEdges = false
-        Self.forEachEdgeNumber(ringEdgeCounts) { e in
-            if Self.isSeamEdge(vertices[2 * e], vertices[2 * e + 1], vertices[2 * e + 2], vertices[2 * e + 3]) { hasSeamEdges = true }
-        }
-        self.hasSeamEdges = hasSeamEdges
+        hasSeamEdges = Self.hasSeamEdge(vertices, ringEdgeCounts)
 
         let height = max(maxY - minY, 1e-12)
         stripeCount = Self.stripeCount(vertices: vertices, ringEdgeCounts: ringEdgeCounts, edgeCount: edgeCount, height: height)
-        stripeScale = Double(stripeCount) / height
+        stripeScale = Self.frame(minX: minX, minY: minY, maxX: maxX, maxY: maxY, stripeCount: stripeCount, columns: 1, rows: 1).stripeScale
         // (Locals: the edge loops' closures may not read `self` before it is initialized.)
         let stripes = stripeCount, scale = stripeScale, bottom = minY
         var counts = [Int32](repeating: 0, count: stripeCount + 1)
@@ -260,14 +261,9 @@ final class PolygonLocator: Sendable {
         }
         self.columns = columns
         self.rows = rows
-        cellScaleX = Double(columns) / width
-        cellScaleY = Double(rows) / height
-        // A box that reaches a pole has no clearance to speak of: every longitude meets there, so a
-        // boundary cell far along the raster's top (or bottom) row can be metres away over the pole.
-        let poleward = max(abs(minY), abs(maxY))
-        metresPerClearanceCell = poleward >= 90 ? 0 : min(1 / cellScaleX, 1 / cellScaleY) * Geodesy.metresPerDegree
-            * cos(poleward * Geodesy.radiansPerDegree) * 0.99
-        largestClearance = (25 * cellScaleX).rounded(.down) * metresPerClearanceCell
+        let frame = Self.frame(minX: minX, minY: minY, maxX: maxX, maxY: maxY, stripeCount: stripeCount, columns: columns, rows: rows)
+        (cellScaleX, cellScaleY, metresPerClearanceCell, largestClearance) = (frame.cellScaleX, frame.cellScaleY,
+                                                                               frame.metresPerClearanceCell, frame.largestClearance)
         // The cells' edge lists, by a counting sort of the pairs (unchecked: millions of cells).
         var edgeStart = [Int32](repeating: 0, count: columns * rows + 1)
         var cellEdges = [Int32](repeating: 0, count: pairs.count)
@@ -289,7 +285,7 @@ final class PolygonLocator: Sendable {
                                    scaleY: cellScaleY, vertices: vertices, cellEdgeStart: edgeStart, cellEdges: cellEdges,
                                    stripeCount: stripeCount, stripeScale: stripeScale, stripeStart: counts, stripeEdges: stripeEdges)
         // (A raster that stays in cache gains nothing from blocks: none, and no lookup.)
-        blockColumns = columns * rows > Self.largestUnblockedRaster ? (columns + (1 << Self.blockShift) - 1) >> Self.blockShift : 0
+        blockColumns = Self.blockColumns(columns: columns, rows: rows)
         blocks = blockColumns > 0 ? Self.blocks(of: cells, columns: columns, rows: rows, blockColumns: blockColumns) : []
         self.vertices = vertices
         self.stripeStart = counts
