@@ -21,15 +21,17 @@ extension CommandSupport {
             throw fail(error.description)
         }
         var why: String?
-        switch found {
+        // (Consumed, so that the engine's arrays have one owner: a copy left in `found` would make the
+        // first change to each a copy of it.)
+        switch consume found {
         case .usable(.success(let (loaded, lines))):
             var engine = loaded
-            let identifiers = engine.identifiers
-            if identifiers.count == lines.count {
+            let conditions = engine.identifiersWithAudiences
+            if conditions.count == lines.count {
                 engine.batchThreads = threads
-                warnIfEmpty(count: identifiers.count, path: path)
-                let features: [Feature] = zip(identifiers, lines).map { identifier, line in
-                    (identifier: identifier, line: line, audience: engine.audience(of: identifier) ?? .everyone)
+                warnIfEmpty(count: conditions.count, path: path)
+                let features = zip(conditions, lines).lazy.map { condition, line in
+                    (identifier: condition.identifier, line: line, audience: condition.audience)
                 }
                 try setGroups(groups, of: features, on: &engine, path: path)
                 printError("perimeter: index cache \(cache): conditions loaded from it")

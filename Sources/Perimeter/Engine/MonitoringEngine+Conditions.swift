@@ -53,6 +53,19 @@ extension MonitoringEngine {
     /// The groups `device` is in (`setGroups(_:)`), sorted.
     public func groups(of device: String) -> [String] { catalog.audiences.groups(of: device) }
 
+    /// The conditions added and not removed, in the order they were added, each with the devices
+    /// that watch it: `identifiers` with `audience(of:)` for each, without looking each one up.
+    public var identifiersWithAudiences: [(identifier: String, audience: ConditionAudience)] {
+        var result: [(identifier: String, audience: ConditionAudience)] = []
+        catalog.forEachPresent { entry, identifier in
+            switch entry {
+            case .geographic(let i): result.append((identifier, catalog.audiences.audience(geographic: i)))
+            case .beacon(let i): result.append((identifier, catalog.audiences.audience(beacon: i)))
+            }
+        }
+        return result
+    }
+
     /// The devices that watch the condition `identifier`, if there is one.
     public func audience(of identifier: String) -> ConditionAudience? {
         switch catalog.entry(identifier) {

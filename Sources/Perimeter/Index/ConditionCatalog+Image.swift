@@ -9,8 +9,8 @@ extension ConditionCatalog {
         return nil
     }
 
-    /// Writes every condition in addition order, compiled (a polygon as its locator), and the
-    /// cover grid as built: what `init(image:)` needs to be this catalogue without building anything.
+    /// Writes every condition in addition order, compiled (a polygon as its locator), the condition
+    /// index and the cover grid as laid out: what `init(image:)` needs to be this catalogue without building anything.
     /// Call it after `prepareIndex`, as evaluation would have called it.
     func write(to image: inout IndexImageWriter) {
         precondition(imageRefusal == nil, imageRefusal ?? "")
@@ -42,6 +42,7 @@ extension ConditionCatalog {
                 image.write(beacon.condition.minor.map(Int32.init) ?? -1)
             }
         }
+        index.write(to: &image)
         coverGrid.write(to: &image)
     }
 
@@ -51,7 +52,7 @@ extension ConditionCatalog {
     }
 
     /// The catalogue `write(to:)` wrote: its conditions added again in order, with their polygons'
-    /// locators and the cover grid read rather than built.
+    /// locators, the condition index and the cover grid read rather than built.
     init(image: inout IndexImageReader) throws(IndexImageProblem) {
         self.init()
         let circles = try image.readCount(), polygons = try image.readCount(), beaconCount = try image.readCount()
@@ -90,8 +91,7 @@ extension ConditionCatalog {
         guard circleShapes.count == circles, polygonShapes.count == polygons, beacons.count == beaconCount else {
             throw IndexImageProblem("the conditions' counts do not match")
         }
-        coverGrid = try CoverGrid(image: &image, geographicCount: geographic.count)
-        arrangeCirclesByPlace()
+        install(try ConditionIndex(image: &image, conditions: geographic.count), try CoverGrid(image: &image, geographicCount: geographic.count))
     }
 }
 

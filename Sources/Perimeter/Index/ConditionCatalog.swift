@@ -123,7 +123,7 @@ struct ConditionCatalog: Sendable {
     private(set) var hasRemovedGeographic = false
     /// Whether each beacon condition was removed (read per queued exit).
     private(set) var beaconRemoved: [Bool] = []
-    var coverGrid = CoverGrid()
+    private(set) var coverGrid = CoverGrid()
     /// Which devices watch which conditions.
     private(set) var audiences = ConditionAudiences()
     /// The profile, when it does not monitor everything (a limit, or kinds it leaves out): its limits
@@ -288,12 +288,20 @@ struct ConditionCatalog: Sendable {
         }
     }
 
+    /// Takes indexes laid out elsewhere for exactly these conditions (read from an index image), as
+    /// `prepareIndex` would have laid them out: the circles are then stored in the grid's order.
+    mutating func install(_ index: ConditionIndex, _ grid: CoverGrid) {
+        self.index = index
+        coverGrid = grid
+        arrangeCirclesByPlace()
+    }
+
     /// Stores the circles' shapes in the cover grid's cell order (by centre), so that the circles of
     /// one place lie together in memory: fixes are evaluated place by place, and a fix's candidates
     /// are then read from a few cache lines rather than from anywhere in the array. With a million
     /// circles scattered in addition order, nearly every reading missed the cache. Only the slots
     /// move; condition numbers, and so every answer and event order, stay as they are.
-    mutating func arrangeCirclesByPlace() {
+    private mutating func arrangeCirclesByPlace() {
         guard coverGrid.hasCells, circleShapes.count > 1 else { return }
         var owner = [Int32](repeating: 0, count: circleShapes.count)
         for i in geographic.indices where !geographic[i].isPolygon { owner[Int(geographic[i].slot)] = Int32(i) }
@@ -362,30 +370,6 @@ struct ConditionCatalog: Sendable {
         }
     }
 
-    /// Every condition ever added, removed ones included, in addition order: what rebuilds this
-    /// catalogue, numbers and all, by adding them again in this order and removing those removed.
-    var additions: [ConditionAddition] {
-        var result: [ConditionAddition] = []
-        forEachAddition { entry in
-            switch entry {
-            case .geographic(let i):
-                let s = geographic[Int(i)]
-                let condition: Condition = s.isPolygon
-                    ? .polygon(PolygonalGeographicCondition(checked: polygonShapes[Int(s.slot)].locator.polygons))
-                    : .circle(circle(inSlot: s.slot))
-                result.append(ConditionAddition(condition: condition, identifier: geographicIdentifiers[Int(i)],
-                                                initialState: s.initialState, addedAt: nil, isRemoved: s.isRemoved,
-                                                audience: audiences.audience(geographic: i)))
-            case .beacon(let i):
-                let beacon = beacons[Int(i)]
-                result.append(ConditionAddition(condition: .beacon(beacon.condition), identifier: beaconIdentifiers[Int(i)],
-                                                initialState: beacon.initialState, addedAt: beacon.addedAt,
-                                                isRemoved: beaconRemoved[Int(i)], audience: audiences.audience(beacon: i)))
-            }
-        }
-        return result
-    }
-
     /// Sets every device's groups anew (`MonitoringEngine.setGroups(_:)`).
     mutating func setGroups(_ members: [String: [String]]) { audiences.setGroups(members) }
 
@@ -394,19 +378,6 @@ struct ConditionCatalog: Sendable {
     @inline(__always)
     func isLeftOutOfSharedIndex(_ i: Int32) -> Bool {
         geographic[Int(i)].isRemoved || (audiences.hasAudiences && audiences.isPrivate(geographic: i))
-    }
-
-    /// Identifiers of the conditions added and not removed, in addition order.
-    var identifiers: [String] {
-        var result: [String] = []
-        forEachAddition { entry in
-            switch entry {
-            case .geographic(let i) where !geographic[Int(i)].isRemoved: result.append(geographicIdentifiers[Int(i)])
-            case .beacon(let i) where !beaconRemoved[Int(i)]: result.append(beaconIdentifiers[Int(i)])
-            default: break
-            }
-        }
-        return result
     }
 }
 

@@ -194,3 +194,41 @@ struct ConditionIndex: Sendable {
         if meets(i, query) { result.append(i) }
     }
 }
+
+extension ConditionIndex {
+    /// Writes the index as laid out, for `init(image:conditions:)` in another process.
+    func write(to image: inout IndexImageWriter) {
+        image.write(count)
+        for value in [minLatitude, minLongitude, cellSize] { image.write(value) }
+        image.write(rows)
+        image.write(columns)
+        image.write(cellStart)
+        image.write(cellItems)
+        image.write(unindexed)
+        image.write(addedSinceBuild)
+    }
+
+    /// The index `write(to:)` wrote over `conditions` conditions: its grid on the sphere, its cells
+    /// no smaller than `rebuild` makes them, its lists within each other and naming conditions there
+    /// are, so that no query reads past one or turns a coordinate into a cell out of range.
+    init(image: inout IndexImageReader, conditions: Int) throws(IndexImageProblem) {
+        count = try image.readInt()
+        minLatitude = try image.read(); minLongitude = try image.read(); cellSize = try image.read()
+        rows = try image.readInt()
+        columns = try image.readInt()
+        cellStart = try image.readArray()
+        cellItems = try image.readArray()
+        unindexed = try image.readArray()
+        addedSinceBuild = try image.readInt()
+        inverseCellSize = 1 / cellSize
+        let cells = rows.multipliedReportingOverflow(by: columns)
+        func isCondition(_ i: Int32) -> Bool { i >= 0 && Int(i) < conditions }
+        guard count == conditions, (0...count).contains(addedSinceBuild), (-90...90).contains(minLatitude), (-180...180).contains(minLongitude),
+              cellSize.isFinite, cellSize >= 1e-4, rows >= 1, columns >= 1, !cells.overflow, cells.partialValue <= Self.maximumCells,
+              cellStart.count == cells.partialValue + 1, cellStart.first == 0, cellStart.last.map(Int.init) == cellItems.count,
+              zip(cellStart, cellStart.dropFirst()).allSatisfy({ $0 <= $1 }),
+              cellItems.allSatisfy(isCondition), unindexed.allSatisfy(isCondition) else {
+            throw IndexImageProblem("the condition index's parts do not fit together")
+        }
+    }
+}

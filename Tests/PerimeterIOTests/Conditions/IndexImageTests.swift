@@ -80,6 +80,10 @@ import Testing
         loaded.setGroups(["night": ["d2", "d3"]])
         #expect(try loaded.indexImage() == image)
         #expect(loaded.identifiers == original.identifiers)
+        let listed = loaded.identifiersWithAudiences
+        #expect(listed.map(\.identifier) == original.identifiers)
+        #expect(listed.allSatisfy { original.audience(of: $0.identifier) == $0.audience })
+        #expect(listed.filter { $0.audience != .everyone }.count == 16 + 7 + 1)  // circles, polygons, a beacon
         #expect(loaded.audience(of: "polygon-0") == ConditionAudience(groups: ["night"]))
         #expect(loaded.condition(for: "polygon-5") == original.condition(for: "polygon-5"))
         #expect(loaded.condition(for: "circle-3") == original.condition(for: "circle-3"))
