@@ -10,8 +10,8 @@ extension ConditionCatalog {
     }
 
     /// Writes every condition in addition order, compiled (a polygon as its locator), the condition
-    /// index and the cover grid as laid out: what `init(image:)` needs to be this catalogue without building anything.
-    /// Call it after `prepareIndex`, as evaluation would have called it.
+    /// index and the cover grid as laid out: what `init(image:)` needs to be this catalogue without
+    /// building anything. Call it after `prepareIndex`, as evaluation would have called it.
     func write(to image: inout IndexImageWriter) {
         precondition(imageRefusal == nil, imageRefusal ?? "")
         image.write(circleShapes.count)
@@ -56,6 +56,10 @@ extension ConditionCatalog {
     init(image: inout IndexImageReader) throws(IndexImageProblem) {
         self.init()
         let circles = try image.readCount(), polygons = try image.readCount(), beaconCount = try image.readCount()
+        // (Each condition takes at least 50 bytes: a crafted count must not reserve more than the image could hold.)
+        guard circles + polygons + beaconCount <= image.remaining / 50 else {
+            throw IndexImageProblem("more conditions than the image could hold")
+        }
         reserve(circles: circles, polygons: polygons, beacons: beaconCount)
         for _ in 0..<(circles + polygons + beaconCount) {
             let kind = try image.read(UInt8.self)

@@ -161,6 +161,7 @@ struct ConditionCatalog: Sendable {
         try add(compiled, identifier: identifier, initialState: initialState, addedAt: addedAt, audience: audience)
     }
 
+    /// Adds a condition compiled already (`add(_:identifier:…)` compiles it; an index image holds it so).
     mutating func add(_ condition: CompiledCondition, identifier: String, initialState: ConditionState,
                       addedAt: Timestamp?, audience: ConditionAudience) throws(ConditionCatalogError) {
         guard entry(identifier) == nil else { throw .duplicateIdentifier(identifier) }

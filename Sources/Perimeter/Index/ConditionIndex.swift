@@ -225,9 +225,8 @@ extension ConditionIndex {
         func isCondition(_ i: Int32) -> Bool { i >= 0 && Int(i) < conditions }
         guard count == conditions, (0...count).contains(addedSinceBuild), (-90...90).contains(minLatitude), (-180...180).contains(minLongitude),
               cellSize.isFinite, cellSize >= 1e-4, rows >= 1, columns >= 1, !cells.overflow, cells.partialValue <= Self.maximumCells,
-              cellStart.count == cells.partialValue + 1, cellStart.first == 0, cellStart.last.map(Int.init) == cellItems.count,
-              zip(cellStart, cellStart.dropFirst()).allSatisfy({ $0 <= $1 }),
-              cellItems.allSatisfy(isCondition), unindexed.allSatisfy(isCondition) else {
+              IndexImageReader.listsFit(cellStart, cellItems, lists: cells.partialValue, below: conditions),
+              unindexed.allSatisfy(isCondition) else {
             throw IndexImageProblem("the condition index's parts do not fit together")
         }
     }

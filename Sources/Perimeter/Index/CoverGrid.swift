@@ -289,10 +289,9 @@ extension CoverGrid {
         excluded = try image.readArray()
         let cellCount = rows.multipliedReportingOverflow(by: columns)
         guard (0...1_000_000).contains(reach), rows >= 0, columns >= 0, !cellCount.overflow, cellCount.partialValue <= Self.maximumCells,
-              (rows == 0) == (columns == 0), cellStart.count == (rows == 0 ? 1 : cellCount.partialValue + 1),
-              builtThrough >= 0, Int(builtThrough) <= geographicCount,
-              cellStart.first == 0, cellStart.last.map(Int.init) == entries.count,
-              zip(cellStart, cellStart.dropFirst()).allSatisfy({ $0 <= $1 }),
+              (rows == 0) == (columns == 0), builtThrough >= 0, Int(builtThrough) <= geographicCount,
+              // (Entries are checked below, once the packing that holds their conditions is known.)
+              IndexImageReader.listsFit(cellStart, entries, lists: cellCount.partialValue, below: 1 << 32),
               excluded.allSatisfy({ $0 >= 0 && Int($0) < geographicCount }) else {
             throw IndexImageProblem("the cover grid's parts do not fit together")
         }

@@ -49,6 +49,9 @@ struct IndexImageReader {
 
     var isAtEnd: Bool { offset == bytes.count }
 
+    /// Bytes not read yet.
+    var remaining: Int { bytes.count - offset }
+
     private mutating func take(_ count: Int) throws(IndexImageProblem) -> UnsafeRawBufferPointer {
         guard count >= 0, count <= bytes.count - offset else {
             throw IndexImageProblem("the image ends early (\(count) bytes wanted at byte \(offset) of \(bytes.count))")
@@ -108,5 +111,14 @@ struct IndexImageReader {
         strings.reserveCapacity(count)
         for _ in 0..<count { strings.append(try readString()) }
         return strings
+    }
+
+    /// Whether `start` is `lists + 1` rising offsets from 0 to the end of `items` (lists laid out one
+    /// after another, as the indexes keep them), and every item is in `0 ..< below`.
+    static func listsFit<Start: FixedWidthInteger, Item: FixedWidthInteger>(_ start: [Start], _ items: [Item],
+                                                                           lists: Int, below: Int) -> Bool {
+        start.count == lists + 1 && start.first == 0 && Int(start[lists]) == items.count
+            && zip(start, start.dropFirst()).allSatisfy { $0 <= $1 }
+            && items.allSatisfy { $0 >= 0 && Int($0) < below }
     }
 }

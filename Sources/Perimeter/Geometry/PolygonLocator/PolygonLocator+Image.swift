@@ -31,21 +31,12 @@ extension PolygonLocator {
               cells.count == cellCount.partialValue, cellDetails.count == cells.count,
               cells.allSatisfy({ $0 <= Self.boundary }), blocks.allSatisfy({ $0 <= Self.boundary }),
               blocks.count == (blockColumns > 0 ? blockColumns * ((rows + (1 << Self.blockShift) - 1) >> Self.blockShift) : 0),
-              Self.listsFit(stripeStart, stripeEdges, lists: stripeCount, edges: ringVertices - 1) else {
+              IndexImageReader.listsFit(stripeStart, stripeEdges, lists: stripeCount, below: ringVertices - 1) else {
             throw IndexImageProblem("a polygon's index does not hold together")
         }
         let small = cellEdgeStart.isEmpty && cellEdges.isEmpty
-        let fits = small ? Self.listsFit(smallEdgeStart, smallEdges, lists: cells.count, edges: ringVertices - 1)
-                         : smallEdgeStart.isEmpty && smallEdges.isEmpty && Self.listsFit(cellEdgeStart, cellEdges, lists: cells.count, edges: ringVertices - 1)
+        let fits = small ? IndexImageReader.listsFit(smallEdgeStart, smallEdges, lists: cells.count, below: ringVertices - 1)
+                         : smallEdgeStart.isEmpty && smallEdges.isEmpty && IndexImageReader.listsFit(cellEdgeStart, cellEdges, lists: cells.count, below: ringVertices - 1)
         guard fits else { throw IndexImageProblem("a polygon's cell lists do not hold together") }
-    }
-
-    /// Whether `start` is `lists + 1` rising offsets from 0 to the end of `items`, and every item is
-    /// below `edges` (an edge's first vertex, whose next one exists).
-    private static func listsFit<Start: FixedWidthInteger, Item: FixedWidthInteger>(_ start: [Start], _ items: [Item],
-                                                                                    lists: Int, edges: Int) -> Bool {
-        start.count == lists + 1 && start.first == 0 && Int(start[lists]) == items.count
-            && zip(start, start.dropFirst()).allSatisfy { $0 <= $1 }
-            && items.allSatisfy { $0 >= 0 && Int($0) < edges }
     }
 }
