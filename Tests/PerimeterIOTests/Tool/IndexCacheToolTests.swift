@@ -1,4 +1,5 @@
 import Foundation
+import Perimeter
 import Testing
 @testable import PerimeterIO
 
@@ -59,6 +60,25 @@ import Testing
         let loaded = try Self.evaluate(conditions, Self.city.observations, cache: cache)
         #expect(loaded.stderr.contains("conditions loaded from it"))
         #expect(loaded.stdout == plain.stdout)
+    }
+
+    /// A cache another build wrote (its image may lay out other arrays) is made again, though its
+    /// conditions and options match.
+    @Test func aCacheOfAnotherBuildIsMadeAgain() throws {
+        let folder = try ToolProcess.folder("index-cache-build")
+        let cache = folder + "/city.index-cache"
+        let definitions = try ConditionsReader.read(contentsOf: Self.city.conditions)
+        var engine = MonitoringEngine(policy: MonitoringPolicy())
+        try engine.add(contentsOf: definitions)
+        let key = IndexCache.Key(conditions: try IndexCache.digest(ofFile: Self.city.conditions), options: "assume=unknown repair=false",
+                                 build: "perimeter 0.0.1, another executable")
+        try IndexCache.store(try engine.indexImage(), lines: definitions.map(\.line), key: key, to: cache)
+        let plain = try Self.evaluate(Self.city.conditions, Self.city.observations, cache: nil)
+        let run = try Self.evaluate(Self.city.conditions, Self.city.observations, cache: cache)
+        #expect(run.stderr.contains("made for another build"), "\(run.stderr)")
+        #expect(run.stdout == plain.stdout)
+        let loaded = try Self.evaluate(Self.city.conditions, Self.city.observations, cache: cache)
+        #expect(loaded.stderr.contains("conditions loaded from it"), "\(loaded.stderr)")
     }
 
     @Test func aDamagedCacheIsMadeAgain() throws {
