@@ -42,7 +42,7 @@ extension MonitoringEngine {
     /// - Parameters:
     ///   - policy: the policy to evaluate under. The conditions' starting states are the image's (an
     ///     `assuming` left out took the default of the policy the image was made under).
-    ///   - indexImage: what `indexImage()` gave, in this build.
+    ///   - bytes: what `indexImage()` gave, in this build.
     /// - Throws: when the bytes are not an image of this version and build, or do not hold together.
     public init(policy: MonitoringPolicy, indexImage bytes: UnsafeRawBufferPointer) throws(IndexImageProblem) {
         self.init(policy: policy)
