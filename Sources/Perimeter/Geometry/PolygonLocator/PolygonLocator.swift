@@ -213,7 +213,27 @@ final class PolygonLocator: Sendable {
 
         let height = max(maxY - minY, 1e-12)
         stripeCount = Self.stripeCount(vertices: vertices, ringEdgeCounts: ringEdgeCounts, edgeCount: edgeCount, height: height)
-        stripeScale = Self.frame(minX: minX, minY: minY, maxX: maxX, maxY: maxY, stripeCount: stripeCount, columns: 1, rows: 1).stripeScale
+        // Raster: shaped like the box, as fine as `rasterTarget` and `refinement` say.
+        let width = max(maxX - minX, 1e-12)
+        var target = Self.rasterTarget(edgeCount: edgeCount)
+        var cells: [UInt8] = [], pairs: [(cell: Int32, edge: Int32)] = []
+        var (columns, rows) = (0, 0), refined = false
+        while true {
+            (columns, rows) = Self.rasterDimensions(target: target, width: width, height: height)
+            cells = [UInt8](repeating: Self.outside, count: columns * rows)
+            pairs.removeAll(keepingCapacity: true)
+            Self.markBoundary(vertices: vertices, ringEdgeCounts: ringEdgeCounts, into: &cells, pairs: &pairs, columns: columns, rows: rows,
+                              minX: minX, minY: minY, scaleX: Double(columns) / width, scaleY: Double(rows) / height)
+            let boundaryCells = cells.reduce(0) { $0 + ($1 == Self.boundary ? 1 : 0) }
+            guard !refined, edgeCount >= Self.manyEdges, boundaryCells * Self.boundaryShare > cells.count, target < Self.largestRaster else { break }
+            target = min(target * Self.refinement, Self.largestRaster)
+            refined = true
+        }
+        self.columns = columns
+        self.rows = rows
+        let frame = Self.frame(minX: minX, minY: minY, maxX: maxX, maxY: maxY, stripeCount: stripeCount, columns: columns, rows: rows)
+        (stripeScale, cellScaleX, cellScaleY, metresPerClearanceCell, largestClearance) = frame
+
         // (Locals: the edge loops' closures may not read `self` before it is initialized.)
         let stripes = stripeCount, scale = stripeScale, bottom = minY
         var counts = [Int32](repeating: 0, count: stripeCount + 1)
@@ -242,28 +262,6 @@ final class PolygonLocator: Sendable {
                 }
             }
         }
-
-        // Raster: shaped like the box, as fine as `rasterTarget` and `refinement` say.
-        let width = max(maxX - minX, 1e-12)
-        var target = Self.rasterTarget(edgeCount: edgeCount)
-        var cells: [UInt8] = [], pairs: [(cell: Int32, edge: Int32)] = []
-        var (columns, rows) = (0, 0), refined = false
-        while true {
-            (columns, rows) = Self.rasterDimensions(target: target, width: width, height: height)
-            cells = [UInt8](repeating: Self.outside, count: columns * rows)
-            pairs.removeAll(keepingCapacity: true)
-            Self.markBoundary(vertices: vertices, ringEdgeCounts: ringEdgeCounts, into: &cells, pairs: &pairs, columns: columns, rows: rows,
-                              minX: minX, minY: minY, scaleX: Double(columns) / width, scaleY: Double(rows) / height)
-            let boundaryCells = cells.reduce(0) { $0 + ($1 == Self.boundary ? 1 : 0) }
-            guard !refined, edgeCount >= Self.manyEdges, boundaryCells * Self.boundaryShare > cells.count, target < Self.largestRaster else { break }
-            target = min(target * Self.refinement, Self.largestRaster)
-            refined = true
-        }
-        self.columns = columns
-        self.rows = rows
-        let frame = Self.frame(minX: minX, minY: minY, maxX: maxX, maxY: maxY, stripeCount: stripeCount, columns: columns, rows: rows)
-        (cellScaleX, cellScaleY, metresPerClearanceCell, largestClearance) = (frame.cellScaleX, frame.cellScaleY,
-                                                                               frame.metresPerClearanceCell, frame.largestClearance)
         // The cells' edge lists, by a counting sort of the pairs (unchecked: millions of cells).
         var edgeStart = [Int32](repeating: 0, count: columns * rows + 1)
         var cellEdges = [Int32](repeating: 0, count: pairs.count)
