@@ -34,7 +34,9 @@ def wait_for_worker(ui_port, deadline):
             with urllib.request.urlopen(f"http://127.0.0.1:{ui_port}/json/", timeout=2) as r:
                 if json.load(r).get("aliveworkers", 0) >= 1:
                     return True
-        except OSError:
+        except (OSError, ValueError):
+            # A master still starting may answer before its page is ready: an empty or partial
+            # body (ValueError from json) means "not yet", like a refused connection.
             pass
         time.sleep(0.5)
     return False
