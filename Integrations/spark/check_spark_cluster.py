@@ -2,6 +2,7 @@
 machine: the executor is a JVM of its own, in a working directory of its own, so the binary, the
 conditions and the job's modules reach it only through Spark's file shipping, as on a real cluster."""
 
+import http.client
 import json
 import os
 import shutil
@@ -34,9 +35,9 @@ def wait_for_worker(ui_port, deadline):
             with urllib.request.urlopen(f"http://127.0.0.1:{ui_port}/json/", timeout=2) as r:
                 if json.load(r).get("aliveworkers", 0) >= 1:
                     return True
-        except (OSError, ValueError):
-            # A master still starting may answer before its page is ready: an empty or partial
-            # body (ValueError from json) means "not yet", like a refused connection.
+        except (OSError, ValueError, http.client.HTTPException):
+            # A master still starting may answer before its page is ready: an empty, partial or cut
+            # off body (ValueError from json, IncompleteRead) means "not yet", like a refused connection.
             pass
         time.sleep(0.5)
     return False
