@@ -48,7 +48,7 @@ def main():
     opts = p.parse_args()
     perimeter = opts.perimeter
     if not os.path.isfile(perimeter):
-        print(f"no perimeter binary at {perimeter}: swift build -c release --product perimeter")
+        print(f"no perimeter binary at {perimeter}: swift build -c release --static-swift-stdlib --product perimeter")
         return 1
 
     from pyspark.sql import SparkSession

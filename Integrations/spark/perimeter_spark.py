@@ -141,7 +141,7 @@ def find_perimeter(given):
             path = shutil.which("perimeter")
     if not path or not os.path.isfile(path):
         raise SystemExit(f"perimeter_spark: the perimeter binary was not found ({given or path}); "
-                         "build it (swift build -c release --product perimeter) or pass --perimeter")
+                         "build it (swift build -c release --static-swift-stdlib --product perimeter) or pass --perimeter")
     return os.path.abspath(path)
 
 
