@@ -164,6 +164,7 @@ struct Evaluate: ParsableCommand {
             } else {
                 CommandSupport.printError("perimeter: " + result.report.replacingNewlines(with: "\nperimeter: "))
             }
+            CommandSupport.keepUntilExit(engine)
         } catch {
             // (The outputs were closed as the block ended. An empty partial file — the run stopped before
             // writing anything to it — holds nothing to keep.)
