@@ -40,18 +40,18 @@ enum CommandSupport {
         return Double(s) + Double(attoseconds) / 1e18
     }
 
-    /// The processors this process may run on (its affinity mask, which `taskset` and container
-    /// limits narrow: Linux's `Cpus_allowed_list`), else every active one.
-    /// Keeps `value` (an engine) until the process exits instead of freeing it when the command
-    /// returns: exit hands all memory back to the kernel at once, where freeing first walks every
-    /// array of every condition and device (10–15 ms for 20k conditions, 3 % of a run of 1M records).
-    /// Held, not leaked, so that a leak checker sees it reachable.
+    /// Keeps `value` (an engine) until the process exits rather than freeing it as the command
+    /// returns: the exit hands all memory back to the kernel at once, where freeing first walks every
+    /// array of every condition and device. Held, not leaked, so that a leak checker sees it reachable.
     static func keepUntilExit(_ value: Any) {
         keptUntilExit.append(value)
     }
 
+    // (Unsafe as a global is: only the command's own thread writes it, once, as the command ends.)
     nonisolated(unsafe) private static var keptUntilExit: [Any] = []
 
+    /// The processors this process may run on (its affinity mask, which `taskset` and container
+    /// limits narrow: Linux's `Cpus_allowed_list`), else every active one.
     static var usableProcessorCount: Int {
         let all = ProcessInfo.processInfo.activeProcessorCount
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
