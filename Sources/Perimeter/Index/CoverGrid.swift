@@ -57,12 +57,17 @@ struct CoverGrid: Sendable, Equatable {
     /// An empty grid (nothing built yet).
     init() {}
 
-    /// Per row: the cells' centre latitude, its sine and cosine (for the centres' unit vectors), and
-    /// a distance h within which every point of a cell lies of its centre (the corners are farthest;
-    /// 1 % slack).
-    static func rowCentres(rows: Int, _ minLatitude: Double, _ minLongitude: Double, _ latitudeStep: Double, _ longitudeStep: Double)
-        -> [(latitude: Double, sin: Double, cos: Double, halfDiagonal: Double)] {
-        (0..<rows).map { r in
+    /// Works out what follows from the area, `rows`, `columns` and `reach`: the steps, the rows'
+    /// `rowCos` and `rowHalfDiagonal`, and the entries' packing for `count` conditions. The build and
+    /// an index image both call it, so that a loaded grid's derived values are the build's own.
+    /// Returns, per row, the cells' centre latitude, its sine and cosine (for the centres' unit
+    /// vectors), and a distance within which every point of a cell lies of its centre (the corners are
+    /// farthest; 1 % slack).
+    @discardableResult
+    private mutating func layOutRows(conditions count: Int) -> [(latitude: Double, sin: Double, cos: Double, halfDiagonal: Double)] {
+        latitudeStep = (maxLatitude - minLatitude) / Double(rows)
+        longitudeStep = (maxLongitude - minLongitude) / Double(columns)
+        let rowCentres: [(latitude: Double, sin: Double, cos: Double, halfDiagonal: Double)] = (0..<rows).map { r in
             let cell = Self.cellBox(r, 0, minLatitude, minLongitude, latitudeStep, longitudeStep)
             let latitude = (cell.minLatitude + cell.maxLatitude) / 2, phi = latitude * Geodesy.radiansPerDegree
             let centre = Coordinate(latitude: latitude, longitude: (cell.minLongitude + cell.maxLongitude) / 2)
@@ -71,6 +76,10 @@ struct CoverGrid: Sendable, Equatable {
                 .map { Geodesy.distance(centre, $0) }.max()! * 1.01 + 0.01
             return (latitude, sin(phi), cos(phi), halfDiagonal)
         }
+        rowCos = rowCentres.map(\.cos)
+        rowHalfDiagonal = rowCentres.map(\.halfDiagonal)
+        packing = Self.packing(conditions: count, rowHalfDiagonal: rowHalfDiagonal, reach: reach)
+        return rowCentres
     }
 
     /// How a grid of these rows packs its entries. Clearances beyond any cell's half-diagonal plus
@@ -125,13 +134,7 @@ struct CoverGrid: Sendable, Equatable {
         minLongitude = area.minLongitude
         maxLatitude = area.maxLatitude
         maxLongitude = area.maxLongitude
-        latitudeStep = (area.maxLatitude - area.minLatitude) / Double(rows)
-        longitudeStep = (area.maxLongitude - area.minLongitude) / Double(columns)
-
-        let rowCentres = Self.rowCentres(rows: rows, minLatitude, minLongitude, latitudeStep, longitudeStep)
-        rowCos = rowCentres.map(\.cos)
-        rowHalfDiagonal = rowCentres.map(\.halfDiagonal)
-        packing = Self.packing(conditions: count, rowHalfDiagonal: rowHalfDiagonal, reach: reach)
+        let rowCentres = layOutRows(conditions: count)
         // Per column: the centre longitude, its sine and cosine.
         let columnCentres: [(longitude: Double, sin: Double, cos: Double)] = (0..<columns).map { c in
             let cell = Self.cellBox(0, c, area.minLatitude, area.minLongitude, latitudeStep, longitudeStep)
@@ -300,12 +303,7 @@ extension CoverGrid {
               -180 <= minLongitude, minLongitude + 1e-4 <= maxLongitude, maxLongitude <= 180 else {
             throw IndexImageProblem("the cover grid's area is not one on the sphere")
         }
-        latitudeStep = (maxLatitude - minLatitude) / Double(rows)
-        longitudeStep = (maxLongitude - minLongitude) / Double(columns)
-        let rowCentres = Self.rowCentres(rows: rows, minLatitude, minLongitude, latitudeStep, longitudeStep)
-        rowCos = rowCentres.map(\.cos)
-        rowHalfDiagonal = rowCentres.map(\.halfDiagonal)
-        packing = Self.packing(conditions: Int(builtThrough), rowHalfDiagonal: rowHalfDiagonal, reach: reach)
+        layOutRows(conditions: Int(builtThrough))
         let conditionShift = packing.codeBits
         guard entries.allSatisfy({ Int($0 >> conditionShift) < Int(builtThrough) }) else {
             throw IndexImageProblem("the cover grid lists a condition the image does not have")
