@@ -46,6 +46,9 @@ struct LineReader: ~Copyable {
     private(set) var bytesSearchedAfterRefill = 0
     /// The file offset just past the last byte read into the buffer.
     private var offsetRead = 0
+    /// Whether the input is a regular file, whose reads never wait on a writer (not a pipe, a
+    /// terminal or a socket).
+    let readsFile: Bool
 
     /// The longest line read whole by default: far beyond any record, small enough to hold.
     static let defaultMaxLineBytes = 16 << 20
@@ -67,6 +70,8 @@ struct LineReader: ~Copyable {
         }
         self.maxLineBytes = maxLineBytes
         self.descriptor = descriptor
+        var status = stat()
+        readsFile = fstat(descriptor, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG
         ownsDescriptor = path != "-"
         capacity = Self.chunkSize
         storage = .allocate(capacity: capacity)
@@ -120,10 +125,17 @@ struct LineReader: ~Copyable {
     /// with or without its newline), without consuming them: `consume(_:lines:)` does. `nil` when
     /// not one whole line fits, at the end of the input, and after a read error: `nextLine()` then
     /// says what is left. Valid until the next call that reads.
-    mutating func peekLines(bytes: Int) -> UnsafeBufferPointer<UInt8>? {
+    ///
+    /// With `room`, the buffer keeps that many bytes free past the block's for `readAhead(upTo:)`,
+    /// and this reads no more than the block needs.
+    mutating func peekLines(bytes: Int, room: Int = 0) -> UnsafeBufferPointer<UInt8>? {
         if atStart { skipByteOrderMark() }
         // (A cut line handed back comes first, and only `nextLine()` gives it.)
         if replayCut { return nil }
+        if room > 0 {
+            keepRoom(bytes + room)
+            while end - start < bytes && !atEndOfFile && readError == nil { fill(upTo: start + bytes) }
+        }
         while end - start < bytes && !atEndOfFile && readError == nil {
             if start > 0 {
                 memmove(storage, storage + start, end - start)
@@ -146,6 +158,46 @@ struct LineReader: ~Copyable {
         while k >= start && storage[k] != UInt8(ascii: "\n") { k -= 1 }
         guard k >= start else { return nil }
         return UnsafeBufferPointer(start: storage + start, count: k + 1 - start)
+    }
+
+    /// Makes the buffer hold `total` bytes from `start`: the unread bytes moved to its front, into a
+    /// buffer twice that size, so that they are moved once in a few blocks rather than each time.
+    private mutating func keepRoom(_ total: Int) {
+        guard capacity - start < total else { return }
+        if capacity < 2 * total {
+            let larger = UnsafeMutablePointer<UInt8>.allocate(capacity: 2 * total)
+            larger.update(from: storage + start, count: end - start)
+            storage.deallocate()
+            storage = larger
+            capacity = 2 * total
+        } else {
+            memmove(storage, storage + start, end - start)
+        }
+        end -= start
+        start = 0
+    }
+
+    /// A read of the input's next bytes into the buffer past those read, which may run on another
+    /// thread while the block `peekLines` returned is decoded (it touches neither that block nor the
+    /// reader); `finish(_:)` then counts them in. `nil` at the end of the input, after an error, and
+    /// when the buffer has no room.
+    mutating func readAhead(upTo bytes: Int) -> ReadAhead? {
+        guard !atEndOfFile, readError == nil, !replayCut, capacity > end else { return nil }
+        return ReadAhead(descriptor: descriptor, destination: storage + end, room: min(bytes, capacity - end))
+    }
+
+    /// Counts in the bytes `ahead` read (nothing if it was not performed).
+    mutating func finish(_ ahead: ReadAhead) {
+        precondition(ahead.destination == storage + end, "a read ahead finished after the buffer moved")
+        guard let outcome = ahead.outcome else { return }
+        if outcome > 0 {
+            end += outcome
+            offsetRead += outcome
+        } else if outcome == 0 {
+            atEndOfFile = true
+        } else {
+            readError = Int32(-outcome)
+        }
     }
 
     /// Consumes the first `count` bytes of what `peekLines` returned, `lines` whole lines.
@@ -256,9 +308,9 @@ struct LineReader: ~Copyable {
     }
 
     /// Reads more bytes after `end`; sets `atEndOfFile` or `readError` when there are none.
-    private mutating func fill() {
+    private mutating func fill(upTo limit: Int? = nil) {
         while true {
-            let n = read(descriptor, storage + end, capacity - end)
+            let n = read(descriptor, storage + end, (limit.map { min($0, capacity) } ?? capacity) - end)
             if n > 0 {
                 end += n
                 offsetRead += n
@@ -270,6 +322,32 @@ struct LineReader: ~Copyable {
             } else {
                 atEndOfFile = true
             }
+            return
+        }
+    }
+}
+
+/// One `read` into a reader's buffer past the bytes it has read (`LineReader.readAhead(upTo:)`).
+///
+/// `@unchecked Sendable`: performed by one thread, then read by the reader's after that thread is done.
+final class ReadAhead: @unchecked Sendable {
+    fileprivate let descriptor: Int32
+    fileprivate let destination: UnsafeMutablePointer<UInt8>
+    private let room: Int
+    /// Bytes read, 0 at the end of the input, or minus `errno`; `nil` until performed.
+    fileprivate private(set) var outcome: Int?
+
+    fileprivate init(descriptor: Int32, destination: UnsafeMutablePointer<UInt8>, room: Int) {
+        self.descriptor = descriptor
+        self.destination = destination
+        self.room = room
+    }
+
+    func perform() {
+        while true {
+            let n = read(descriptor, destination, room)
+            if n < 0 && errno == EINTR { continue }
+            outcome = n >= 0 ? n : -Int(errno)
             return
         }
     }

@@ -16,7 +16,7 @@ public struct ObservationReader: ~Copyable {
     var lines: LineReader
     var csvHeader: [String]?
     var csvColumns: PlainRecordDecoder.CSVColumns?
-    private var devices = DeviceNames()
+    var devices = DeviceNames()
     /// Set when the file itself is unusable (a bad CSV header): every later call returns `nil`,
     /// and the error returned is not one record's, so it cannot be quarantined.
     public private(set) var failed = false
@@ -89,15 +89,15 @@ public struct ObservationReader: ~Copyable {
 
     /// Threads `readPlainFixes` may use to decode a long run of plain fixes (1: the caller's only).
     public var threads = 1
-    /// One per thread, kept from block to block.
-    private var shares: [PlainFixShare] = []
+    /// One per chunk of a parallel block, kept from block to block.
+    var shares: [PlainFixShare] = []
     /// Whether the last parallel block was cut short by a line for `next()`: its later shares'
     /// work was lost, so runs go line by line until a long one again.
-    private var runsAreShort = false
+    var runsAreShort = false
     /// How the file's plain fixes are laid out (JSON Lines), learned from the first line of a block of
     /// them, and again from a later block's first line if that is a plain fix laid out otherwise;
     /// read one at a time, from a plain fix the layout missed (`plainJSONRecord`).
-    private var layout: PlainFixLayout?
+    var layout: PlainFixLayout?
     /// Plain fixes read one at a time that the layout missed since it was last learned (or tried).
     private var layoutMisses = Self.missesBeforeLearning
 
@@ -106,12 +106,22 @@ public struct ObservationReader: ~Copyable {
     static let missesBeforeLearning = 64
 
     /// Bytes per line of the last block, to size the next one to the caller's limit.
-    private var bytesPerLine = 128
+    var bytesPerLine = 128
 
     /// Lines in a run at least this long are decoded in parallel.
     static let parallelRun = 4096
-    /// The most bytes one parallel block takes.
-    static let largestBlock = 1 << 20
+    /// The most bytes one parallel block of a file takes, by default: large enough that the threads'
+    /// meeting at its end costs little (its chunks keep them equally busy until then).
+    static let largestBlock = 1 << 22
+    /// The most bytes one parallel block takes from a pipe or a terminal.
+    static let largestStreamBlock = 1 << 20
+    /// About how many bytes of a parallel block its threads take at once, by default.
+    static let chunkBytes = 1 << 16
+    /// The most bytes one parallel block of a file takes (the tests lower it, to cut files into many
+    /// blocks).
+    var blockLimit = largestBlock
+    /// About how many bytes of a parallel block its threads take at once (the tests lower it too).
+    var chunkTarget = chunkBytes
 
     /// Reads plain fixes — the commonest record, in the form the fast path knows — into `fixes` until
     /// `limit` were read, the input ends, or the next line is anything else, which is left for
@@ -177,82 +187,6 @@ public struct ObservationReader: ~Copyable {
         while deviceIDs.count < devices.names.count {
             deviceIDs.append(name(Int32(deviceIDs.count), devices.names[deviceIDs.count]))
         }
-    }
-
-    /// One block of whole lines decoded by `threads` shares at once, the first appending to `records`
-    /// itself; then, in order, the later shares' records appended with their lines counted on, new
-    /// device names numbered in order of first appearance and their fixes given their devices, and
-    /// everything from the first line the fast path refused (or past `limit`) left unread. `nil`
-    /// when no block could be taken.
-    private mutating func readBlockOfPlainFixes(into records: inout [FixRecord], limit: Int, format: ObservationFormat,
-                                                deviceIDs: inout [DeviceID], naming name: (Int32, String) -> DeviceID) -> Int? {
-        // (A block no longer than the longest line holds no line too long to read.)
-        let bytes = min(lines.maxLineBytes, max(1 << 16, min(Self.largestBlock, limit * bytesPerLine * 15 / 16)))
-        guard let block = lines.peekLines(bytes: bytes) else { return nil }
-        while shares.count < threads { shares.append(PlainFixShare()) }
-        // Shares of about equal bytes, each starting after a newline.
-        var bounds = [0]
-        for k in 1..<threads {
-            var b = max(bounds[k - 1], block.count * k / threads)
-            while b > 0 && b < block.count && block[b - 1] != UInt8(ascii: "\n") { b += 1 }
-            bounds.append(b)
-        }
-        bounds.append(block.count)
-        // (Only the first `threads` shares: `threads` may have been lowered since more were made.)
-        if format == .jsonLines {
-            let firstLine = UnsafeBufferPointer(rebasing: block[..<(block.firstIndex(of: UInt8(ascii: "\n")) ?? block.count)])
-            let line = firstLine.last == UInt8(ascii: "\r") ? UnsafeBufferPointer(rebasing: firstLine.dropLast()) : firstLine
-            if layout?.decode(line, readable: block.count) == nil, let learned = PlainFixLayout(learning: line) { layout = learned }
-        }
-        let shares = Array(self.shares[..<threads]), columns = csvColumns, known = devices, ids = deviceIDs, layout = layout
-        let ranges = zip(bounds, bounds.dropFirst()).map { $0..<$1 }
-        let firstLine = lines.lineNumber + 1, before = records.count
-        swap(&records, &shares[0].records)
-        for share in shares.dropFirst() { share.records.removeAll(keepingCapacity: true) }
-        nonisolated(unsafe) let unsafeBlock = block
-        DispatchQueue.concurrentPerform(iterations: threads) { k in
-            shares[k].decode(unsafeBlock, ranges[k], format: format, columns: columns, layout: layout, known: known, deviceIDs: ids,
-                             firstLine: k == 0 ? firstLine : 0)
-        }
-        let firstCount = shares[0].count
-        swap(&records, &shares[0].records)
-
-        var count = 0, consumed = block.count
-        for (k, share) in shares.enumerated() {
-            let numbers = share.newNames.names.map { devices.number($0) }
-            nameDevices(&deviceIDs, name)
-            let decoded = k == 0 ? firstCount : share.count
-            let taken = min(decoded, limit - count)
-            if k == 0 {
-                records.removeLast(decoded - taken)
-            } else {
-                // The share's lines counted from the block's first, after the shares before it.
-                let lineBase = firstLine + count
-                share.records.withUnsafeBufferPointer { decoded in
-                    for j in 0..<taken {
-                        var record = decoded[j]
-                        record.cause += lineBase
-                        records.append(record)
-                    }
-                }
-            }
-            for (j, new) in share.unresolved where j < taken {
-                records[before + count + j].device = deviceIDs[Int(numbers[Int(new)])]
-            }
-            count += taken
-            if taken < decoded {
-                consumed = share.lineStart(ofFix: taken, in: block)
-                break
-            }
-            if let stop = share.stop {
-                consumed = stop
-                runsAreShort = true
-                break
-            }
-        }
-        lines.consume(consumed, lines: count)
-        if count > 0 { bytesPerLine = max(16, consumed / count) }
-        return count
     }
 
     /// The name of the device the reader numbered `number` (`ObservationRecord.deviceNumber`,

@@ -5,21 +5,19 @@ import Darwin
 #endif
 import Perimeter
 
-/// One thread's share of a block of lines that `ObservationReader.readPlainFixes` decodes in parallel:
-/// the plain fixes its lines start with, up to the first line the fast path leaves to `next()`, made
-/// into the engine's records on the thread that decoded them. The first share appends to the
-/// caller's own list, so that its records are never copied; the others keep theirs until the
-/// reader appends them.
+/// One chunk of a block of lines that `ObservationReader.readPlainFixes` decodes in parallel: the
+/// plain fixes its lines start with, up to the first line the fast path leaves to `next()`, made into
+/// the engine's records on the thread that decoded them. The chunks a block's first thread takes
+/// from its front append to the caller's own list, so that their records are never copied; the
+/// others keep theirs until the reader appends them.
 ///
 /// `@unchecked Sendable`: each share is written by one thread while the block is decoded, and read
 /// by the reader only after every thread has finished.
 final class PlainFixShare: @unchecked Sendable {
-    /// The fixes, in order, after the `base` records the list held before the block. A fix's cause is
+    /// The fixes, in order, after the records the list held before the chunk. A fix's cause is
     /// its line: the decoder's `firstLine` plus its position among the share's fixes. A fix of a
     /// device the reader did not know before the block has a placeholder device (`unresolved`).
     var records: [FixRecord] = []
-    /// How many records `records` held before this block's.
-    private(set) var base = 0
     /// Where the share's lines start in the block.
     private(set) var start = 0
     /// Names the reader did not know, in order of first appearance in the share.
@@ -30,8 +28,9 @@ final class PlainFixShare: @unchecked Sendable {
     /// Where the first line the fast path refused starts in the block, if one did.
     var stop: Int?
 
-    /// How many fixes the share decoded.
-    var count: Int { records.count - base }
+    /// How many fixes the share decoded (appended to the list it was given, which may have been
+    /// swapped back out since).
+    private(set) var count = 0
 
     /// Decodes `block[range]` (whole lines; the block's last line may lack its newline), appending
     /// to `records`.
@@ -51,10 +50,11 @@ final class PlainFixShare: @unchecked Sendable {
         self.unresolved = []
         newNames.removeAll()
         unresolved.removeAll(keepingCapacity: true)
-        base = records.count
+        let base = records.count
         start = range.lowerBound
         stop = decode(block, range, format: format, columns: columns, layout: layout, known: known, deviceIDs: deviceIDs,
                       firstLine: firstLine, into: &records, newNames: &newNames, unresolved: &unresolved)
+        count = records.count - base
         self.records = records
         self.newNames = newNames
         self.unresolved = unresolved

@@ -47,6 +47,9 @@ extension ReaderFuzzTests {
         var reader = try ObservationReader(path: path)
         reader.threads = max(1, threads)
         var rng = SplitMix64(seed: seed)
+        // Blocks of 1 MiB, in chunks of 4–64 KiB: several blocks a file, many chunks a block.
+        reader.blockLimit = 1 << 20
+        reader.chunkTarget = 1 << Int.random(in: 12...16, using: &rng)
         var items: [Item] = [], longest = 0
         var run: [PlainFixRecord] = [], records: [FixRecord] = [], ids: [DeviceID] = [], names: [Int32: String] = [:]
         while true {

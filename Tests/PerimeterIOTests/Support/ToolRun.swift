@@ -20,12 +20,18 @@ extension ToolOracleTests {
         try Fixture.write(input.text, named: name + (input.format == .csv ? ".csv" : ".jsonl"))
     }
 
+    /// The reader's parallel blocks and their chunks in these runs: smaller than the tool's, so that the
+    /// input holds several blocks of many chunks.
+    static let blockLimit = 1 << 20, chunkTarget = 1 << 13
+
     /// `BatchEvaluation.run` as `perimeter evaluate` calls it: the reader and the engine on `threads`
-    /// threads, a quarantine output only in `.quarantine` mode.
+    /// threads, a quarantine output only in `.quarantine` mode; the reader's blocks and chunks smaller.
     static func tool(_ path: String, threads: Int, budget: Int, mode: BatchEvaluation.BadRecords) throws -> ToolRun {
         var engine = try engine(threads: threads)
         var reader = try ObservationReader(path: path)
         reader.threads = threads
+        reader.blockLimit = blockLimit
+        reader.chunkTarget = chunkTarget
         let out = Fixture.temporaryPath("tool-oracle-events.jsonl"), bad = Fixture.temporaryPath("tool-oracle-bad.jsonl")
         var outputs = BatchEvaluation.Outputs(events: try BufferedOutput(path: out))
         if mode == .quarantine { outputs.quarantine = try BufferedOutput(path: bad) }

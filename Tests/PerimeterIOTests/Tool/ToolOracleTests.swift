@@ -157,12 +157,14 @@ import Testing
     }
 
     /// Stop mode on 3 threads, with the bad line at the edges of the reader's parallel blocks and of
-    /// their shares. The uniform stretch's lines all have one byte length, so a bad line of that
+    /// their chunks. The uniform stretch's lines all have one byte length, so a bad line of that
     /// length in place of a good one moves no edge; the blocks are found by reading the input without
     /// it as the tool does (`readPlainFixes` with the room the tool gives, `next()` when it declines),
-    /// the shares by the reader's rule (a block split in `threads` parts of equal bytes, each moved on
-    /// to a line's start). Bad lines the reader refuses (the block stops there) and ones it reads as
-    /// fixes and the engine refuses (their line counted on from the block's first).
+    /// the chunks by the reader's rule (a block split in parts of about `chunkTarget` bytes, at least
+    /// one a thread, each moved on to a line's start). The first chunk is the first thread's, the last
+    /// another's; those between go to whichever comes free. Bad lines the reader refuses (the block
+    /// stops there) and ones it reads as fixes and the engine refuses (their line counted on from the
+    /// block's first).
     @Test(arguments: [ObservationFormat.jsonLines, .csv])
     func stopsAtTheEdgesOfParallelBlocks(_ format: ObservationFormat) throws {
         let prepared = try #require(Self.prepared[format]).get()
@@ -177,6 +179,8 @@ import Testing
         // The blocks, as the tool's reader takes them.
         var reader = try ObservationReader(path: cleanPath)
         reader.threads = threads
+        reader.blockLimit = Self.blockLimit
+        reader.chunkTarget = Self.chunkTarget
         var fixes: [PlainFixRecord] = [], pending = 0, blocks: [(first: Int, count: Int)] = []
         while reader.currentLine < uniformEnd {
             let first = reader.currentLine + 1
@@ -194,11 +198,11 @@ import Testing
         let inside = blocks.filter { $0.first + $0.count <= uniformEnd - 10 }
         try #require(inside.count >= 1, "the uniform stretch is read in parallel blocks: \(blocks)")
         let block = inside[0]
-        func shareStart(_ k: Int) -> Int {
-            let bytes = block.count * width, b = bytes * k / threads
-            return block.first + (b + width - 1) / width
-        }
-        var positions = [block.first, shareStart(1) - 1, shareStart(1), shareStart(2), block.first + block.count - 1, block.first + block.count]
+        let bytes = block.count * width, chunks = max(threads, bytes / Self.chunkTarget)
+        try #require(chunks >= 8, "a block of many chunks: \(chunks)")
+        func chunkStart(_ k: Int) -> Int { block.first + (bytes * k / chunks + width - 1) / width }
+        var positions = [block.first, chunkStart(1) - 1, chunkStart(1), chunkStart(chunks / 2), chunkStart(chunks - 1) - 1,
+                         chunkStart(chunks - 1), block.first + block.count - 1, block.first + block.count]
         if inside.count >= 2 || blocks.count >= 2 { positions.append(blocks[1].first + 1) }
 
         let readerKinds = ["unknownType", "malformed", "nonNumericLat"], engineKinds = ["outOfRange", "outOfOrder"]
