@@ -5,7 +5,8 @@ import Darwin
 #endif
 
 /// Reads a file (or standard input) line by line through one buffer: each line is handed out in place,
-/// not copied, and the buffer grows only to hold the longest line. Lines end at `\n`; a trailing `\r`
+/// not copied, and the buffer grows only to hold the longest line, or a parallel block and the next
+/// one read ahead of it (`peekLines(bytes:room:)`). Lines end at `\n`; a trailing `\r`
 /// is dropped. A UTF-8 byte order mark before the first line (RFC 8259 §8.1 lets a reader ignore
 /// it; spreadsheets write one before a CSV header) is skipped.
 ///

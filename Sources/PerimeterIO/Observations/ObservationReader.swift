@@ -91,7 +91,7 @@ public struct ObservationReader: ~Copyable {
     public var threads = 1
     /// One per chunk of a parallel block, kept from block to block.
     var shares: [PlainFixShare] = []
-    /// Whether the last parallel block was cut short by a line for `next()`: its later shares'
+    /// Whether the last parallel block was cut short by a line for `next()`: its later chunks'
     /// work was lost, so runs go line by line until a long one again.
     var runsAreShort = false
     /// How the file's plain fixes are laid out (JSON Lines), learned from the first line of a block of
