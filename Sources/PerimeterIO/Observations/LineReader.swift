@@ -5,8 +5,8 @@ import Darwin
 #endif
 
 /// Reads a file (or standard input) line by line through one buffer: each line is handed out in place,
-/// not copied, and the buffer grows only to hold the longest line, or a parallel block and the next
-/// one read ahead of it (`peekLines(bytes:room:)`). Lines end at `\n`; a trailing `\r`
+/// not copied, and the buffer grows only to hold the longest line, or a parallel block; a second
+/// buffer of that size takes the next block, read ahead while the first is decoded. Lines end at `\n`; a trailing `\r`
 /// is dropped. A UTF-8 byte order mark before the first line (RFC 8259 §8.1 lets a reader ignore
 /// it; spreadsheets write one before a CSV header) is skipped.
 ///
@@ -19,6 +19,10 @@ struct LineReader: ~Copyable {
     private let ownsDescriptor: Bool
     private var storage: UnsafeMutablePointer<UInt8>
     private var capacity: Int
+    /// Where a read ahead puts the bytes after a parallel block while the block is decoded
+    /// (`readAhead(after:upTo:)`); it becomes `storage` once the block is consumed.
+    private var spare: UnsafeMutablePointer<UInt8>?
+    private var spareCapacity = 0
     /// The bytes read but not yet handed out: `storage[start ..< end]`.
     private var start = 0
     private var end = 0
@@ -89,6 +93,7 @@ struct LineReader: ~Copyable {
 
     deinit {
         storage.deallocate()
+        spare?.deallocate()
         if ownsDescriptor { close(descriptor) }
     }
 
@@ -127,16 +132,12 @@ struct LineReader: ~Copyable {
     /// not one whole line fits, at the end of the input, and after a read error: `nextLine()` then
     /// says what is left. Valid until the next call that reads.
     ///
-    /// With `room`, the buffer keeps that many bytes free past the block's for `readAhead(upTo:)`,
-    /// and this reads no more than the block needs.
-    mutating func peekLines(bytes: Int, room: Int = 0) -> UnsafeBufferPointer<UInt8>? {
+    /// When the next block will be read ahead (`readingAhead`), this reads no more than the block
+    /// needs, so that what lies past it in the buffer is at most a line.
+    mutating func peekLines(bytes: Int, readingAhead: Bool = false) -> UnsafeBufferPointer<UInt8>? {
         if atStart { skipByteOrderMark() }
         // (A cut line handed back comes first, and only `nextLine()` gives it.)
         if replayCut { return nil }
-        if room > 0 {
-            keepRoom(bytes + room)
-            while end - start < bytes && !atEndOfFile && readError == nil { fill(upTo: start + bytes) }
-        }
         while end - start < bytes && !atEndOfFile && readError == nil {
             if start > 0 {
                 memmove(storage, storage + start, end - start)
@@ -150,7 +151,7 @@ struct LineReader: ~Copyable {
                 storage = larger
                 capacity = bytes
             }
-            fill()
+            fill(upTo: readingAhead ? bytes : nil)
         }
         guard readError == nil, start < end else { return nil }
         if atEndOfFile && end - start <= bytes { return UnsafeBufferPointer(start: storage + start, count: end - start) }
@@ -161,43 +162,54 @@ struct LineReader: ~Copyable {
         return UnsafeBufferPointer(start: storage + start, count: k + 1 - start)
     }
 
-    /// Makes the buffer hold `total` bytes from `start`: the unread bytes moved to its front, into a
-    /// buffer twice that size, so that they are moved once in a few blocks rather than each time.
-    private mutating func keepRoom(_ total: Int) {
-        guard capacity - start < total else { return }
-        if capacity < 2 * total {
-            let larger = UnsafeMutablePointer<UInt8>.allocate(capacity: 2 * total)
-            larger.update(from: storage + start, count: end - start)
-            storage.deallocate()
-            storage = larger
-            capacity = 2 * total
-        } else {
-            memmove(storage, storage + start, end - start)
+    /// A read of the input's next bytes, after the block of `blockBytes` that `peekLines` returned, into
+    /// the second buffer, which may run on another thread while the block is decoded (it touches
+    /// neither the block nor the reader); `finish(_:)` then counts them in, after the block is
+    /// consumed. `nil` at the end of the input and after an error.
+    mutating func readAhead(after blockBytes: Int, upTo bytes: Int) -> ReadAhead? {
+        guard !atEndOfFile, readError == nil, !replayCut else { return nil }
+        // The bytes already read past the block go first in the second buffer, when it takes over.
+        let tail = end - (start + blockBytes)
+        if spareCapacity < tail + bytes {
+            spare?.deallocate()
+            spare = .allocate(capacity: tail + bytes)
+            spareCapacity = tail + bytes
         }
-        end -= start
-        start = 0
+        return ReadAhead(descriptor: descriptor, destination: spare! + tail, room: bytes, tail: tail)
     }
 
-    /// A read of the input's next bytes into the buffer past those read, which may run on another
-    /// thread while the block `peekLines` returned is decoded (it touches neither that block nor the
-    /// reader); `finish(_:)` then counts them in. `nil` at the end of the input, after an error, and
-    /// when the buffer has no room.
-    mutating func readAhead(upTo bytes: Int) -> ReadAhead? {
-        guard !atEndOfFile, readError == nil, !replayCut, capacity > end else { return nil }
-        return ReadAhead(descriptor: descriptor, destination: storage + end, room: min(bytes, capacity - end))
-    }
-
-    /// Counts in the bytes `ahead` read (nothing if it was not performed).
+    /// Counts in the bytes `ahead` read (nothing if it was not performed). When all that is unread
+    /// is what lay past the block, the second buffer takes over with those bytes before its own;
+    /// otherwise (the block was not all consumed) its bytes are copied after the unread ones.
     mutating func finish(_ ahead: ReadAhead) {
-        precondition(ahead.destination == storage + end, "a read ahead finished after the buffer moved")
+        precondition(ahead.destination == spare! + ahead.tail, "a read ahead finished after its buffer changed")
         guard let outcome = ahead.outcome else { return }
-        if outcome > 0 {
-            end += outcome
-            offsetRead += outcome
-        } else if outcome == 0 {
-            atEndOfFile = true
+        guard outcome > 0 else {
+            if outcome == 0 { atEndOfFile = true } else { readError = Int32(-outcome) }
+            return
+        }
+        offsetRead += outcome
+        if end - start == ahead.tail {
+            spare!.update(from: storage + start, count: ahead.tail)
+            swap(&storage, &spare!)
+            swap(&capacity, &spareCapacity)
+            start = 0
+            end = ahead.tail + outcome
         } else {
-            readError = Int32(-outcome)
+            if start > 0 {
+                memmove(storage, storage + start, end - start)
+                end -= start
+                start = 0
+            }
+            if capacity < end + outcome {
+                let larger = UnsafeMutablePointer<UInt8>.allocate(capacity: end + outcome)
+                larger.update(from: storage, count: end)
+                storage.deallocate()
+                storage = larger
+                capacity = end + outcome
+            }
+            (storage + end).update(from: ahead.destination, count: outcome)
+            end += outcome
         }
     }
 
@@ -328,20 +340,23 @@ struct LineReader: ~Copyable {
     }
 }
 
-/// One `read` into a reader's buffer past the bytes it has read (`LineReader.readAhead(upTo:)`).
+/// One `read` into a reader's second buffer (`LineReader.readAhead(after:upTo:)`).
 ///
 /// `@unchecked Sendable`: performed by one thread, then read by the reader's after that thread is done.
 final class ReadAhead: @unchecked Sendable {
     fileprivate let descriptor: Int32
     fileprivate let destination: UnsafeMutablePointer<UInt8>
     private let room: Int
+    /// The bytes past the block in the first buffer, which go before `destination` in the second.
+    fileprivate let tail: Int
     /// Bytes read, 0 at the end of the input, or minus `errno`; `nil` until performed.
     fileprivate private(set) var outcome: Int?
 
-    fileprivate init(descriptor: Int32, destination: UnsafeMutablePointer<UInt8>, room: Int) {
+    fileprivate init(descriptor: Int32, destination: UnsafeMutablePointer<UInt8>, room: Int, tail: Int) {
         self.descriptor = descriptor
         self.destination = destination
         self.room = room
+        self.tail = tail
     }
 
     func perform() {

@@ -20,9 +20,9 @@ extension ObservationReader {
         let most = lines.readsFile ? blockLimit : min(blockLimit, Self.largestStreamBlock)
         // (A block no longer than the longest line holds no line too long to read.)
         let bytes = min(lines.maxLineBytes, max(1 << 16, min(most, limit * bytesPerLine * 15 / 16)))
-        guard let block = lines.peekLines(bytes: bytes, room: lines.readsFile ? most : 0) else { return nil }
+        guard let block = lines.peekLines(bytes: bytes, readingAhead: lines.readsFile) else { return nil }
         // A file's next block is read by another thread while this one is decoded.
-        let ahead = lines.readsFile ? lines.readAhead(upTo: most) : nil
+        let ahead = lines.readsFile ? lines.readAhead(after: block.count, upTo: most) : nil
         let chunks = chunkBounds(block)
         while shares.count < chunks.count { shares.append(PlainFixShare()) }
         if format == .jsonLines {
@@ -61,7 +61,6 @@ extension ObservationReader {
             }
         }
         swap(&records, &front.records)
-        if let ahead { lines.finish(ahead) }
 
         var count = 0, consumed = block.count
         for (k, share) in shares.enumerated() {
@@ -97,6 +96,7 @@ extension ObservationReader {
             }
         }
         lines.consume(consumed, lines: count)
+        if let ahead { lines.finish(ahead) }
         if count > 0 { bytesPerLine = max(16, consumed / count) }
         return count
     }
