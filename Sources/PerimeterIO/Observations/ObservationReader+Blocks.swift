@@ -11,8 +11,8 @@ extension ObservationReader {
     /// path refused (or past `limit`) left unread. `nil` when no block could be taken.
     ///
     /// Chunks taken as threads come free, rather than one equal share of bytes a thread, keep a thread
-    /// from waiting on the other at the end of every block: shares of equal bytes took unequal times
-    /// (a thread woken late, another interrupted).
+    /// from waiting on the other at the end of every block: shares of equal bytes seldom finished
+    /// together (the second thread starts late, and either may be interrupted).
     mutating func readBlockOfPlainFixes(into records: inout [FixRecord], limit: Int, format: ObservationFormat,
                                         deviceIDs: inout [DeviceID], naming name: (Int32, String) -> DeviceID) -> Int? {
         // A pipe's reads wait for its writer: its blocks are smaller, and nothing is read ahead of

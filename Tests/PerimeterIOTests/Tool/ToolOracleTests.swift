@@ -161,10 +161,10 @@ import Testing
     /// length in place of a good one moves no edge; the blocks are found by reading the input without
     /// it as the tool does (`readPlainFixes` with the room the tool gives, `next()` when it declines),
     /// the chunks by the reader's rule (a block split in parts of about `chunkTarget` bytes, at least
-    /// one a thread, each moved on to a line's start). The first chunk is the first thread's, the last
-    /// another's; those between go to whichever comes free. Bad lines the reader refuses (the block
-    /// stops there) and ones it reads as fixes and the engine refuses (their line counted on from the
-    /// block's first).
+    /// one a thread, each moved on to a line's start). The first chunk is mostly the first thread's,
+    /// the last another's, and those between go to whichever comes free: the events must not depend on
+    /// which. Bad lines the reader refuses (the block stops there) and ones it reads as fixes and the
+    /// engine refuses (their line counted on from the block's first).
     @Test(arguments: [ObservationFormat.jsonLines, .csv])
     func stopsAtTheEdgesOfParallelBlocks(_ format: ObservationFormat) throws {
         let prepared = try #require(Self.prepared[format]).get()
