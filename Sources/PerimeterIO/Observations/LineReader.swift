@@ -6,8 +6,8 @@ import Darwin
 
 /// Reads a file (or standard input) line by line through one buffer: each line is handed out in place,
 /// not copied, and the buffer grows only to hold the longest line, or a parallel block; a second
-/// buffer of that size takes the next block, read ahead while the first is decoded. Lines end at `\n`; a trailing `\r`
-/// is dropped. A UTF-8 byte order mark before the first line (RFC 8259 §8.1 lets a reader ignore
+/// buffer of that size takes the next block, read ahead while the first is decoded. Lines end at
+/// `\n`; a trailing `\r` is dropped. A UTF-8 byte order mark before the first line (RFC 8259 §8.1 lets a reader ignore
 /// it; spreadsheets write one before a CSV header) is skipped.
 ///
 /// A line longer than `maxLineBytes` is never held whole: its first `keptPrefix` bytes are handed out
@@ -139,18 +139,8 @@ struct LineReader: ~Copyable {
         // (A cut line handed back comes first, and only `nextLine()` gives it.)
         if replayCut { return nil }
         while end - start < bytes && !atEndOfFile && readError == nil {
-            if start > 0 {
-                memmove(storage, storage + start, end - start)
-                end -= start
-                start = 0
-            }
-            if capacity < bytes {
-                let larger = UnsafeMutablePointer<UInt8>.allocate(capacity: bytes)
-                larger.update(from: storage, count: end)
-                storage.deallocate()
-                storage = larger
-                capacity = bytes
-            }
+            moveUnreadToFront()
+            if capacity < bytes { grow(to: bytes) }
             fill(upTo: readingAhead ? bytes : nil)
         }
         guard readError == nil, start < end else { return nil }
@@ -196,18 +186,8 @@ struct LineReader: ~Copyable {
             start = 0
             end = ahead.tail + outcome
         } else {
-            if start > 0 {
-                memmove(storage, storage + start, end - start)
-                end -= start
-                start = 0
-            }
-            if capacity < end + outcome {
-                let larger = UnsafeMutablePointer<UInt8>.allocate(capacity: end + outcome)
-                larger.update(from: storage, count: end)
-                storage.deallocate()
-                storage = larger
-                capacity = end + outcome
-            }
+            moveUnreadToFront()
+            if capacity < end + outcome { grow(to: end + outcome) }
             (storage + end).update(from: ahead.destination, count: outcome)
             end += outcome
         }
@@ -258,18 +238,8 @@ struct LineReader: ~Copyable {
                 return true
             }
             if end - start > maxLineBytes { return cutLongLine() }
-            if start > 0 {
-                memmove(storage, storage + start, end - start)
-                end -= start
-                start = 0
-            }
-            if end == capacity {
-                let larger = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity * 2)
-                larger.update(from: storage, count: end)
-                storage.deallocate()
-                storage = larger
-                capacity *= 2
-            }
+            moveUnreadToFront()
+            if end == capacity { grow(to: capacity * 2) }
             fill()
         }
     }
@@ -320,22 +290,44 @@ struct LineReader: ~Copyable {
         if end - start >= 3, storage[start] == 0xEF, storage[start + 1] == 0xBB, storage[start + 2] == 0xBF { start += 3 }
     }
 
-    /// Reads more bytes after `end`; sets `atEndOfFile` or `readError` when there are none.
+    /// Moves the unread bytes to the buffer's front.
+    private mutating func moveUnreadToFront() {
+        guard start > 0 else { return }
+        memmove(storage, storage + start, end - start)
+        end -= start
+        start = 0
+    }
+
+    /// Replaces the buffer with one of `newCapacity` bytes holding its first `end`.
+    private mutating func grow(to newCapacity: Int) {
+        let larger = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        larger.update(from: storage, count: end)
+        storage.deallocate()
+        storage = larger
+        capacity = newCapacity
+    }
+
+    /// Reads more bytes after `end` (up to `limit` in the buffer); sets `atEndOfFile` or `readError`
+    /// when there are none.
     private mutating func fill(upTo limit: Int? = nil) {
+        let n = Self.readRetrying(descriptor, into: storage + end, count: (limit.map { min($0, capacity) } ?? capacity) - end)
+        if n > 0 {
+            end += n
+            offsetRead += n
+        } else if n == 0 {
+            atEndOfFile = true
+        } else {
+            readError = Int32(-n)
+        }
+    }
+
+    /// One `read`, again if a signal interrupted it: the bytes read, 0 at the end of the input, or
+    /// minus `errno`.
+    fileprivate static func readRetrying(_ descriptor: Int32, into buffer: UnsafeMutablePointer<UInt8>, count: Int) -> Int {
         while true {
-            let n = read(descriptor, storage + end, (limit.map { min($0, capacity) } ?? capacity) - end)
-            if n > 0 {
-                end += n
-                offsetRead += n
-                return
-            }
-            if n < 0 {
-                if errno == EINTR { continue }
-                readError = errno
-            } else {
-                atEndOfFile = true
-            }
-            return
+            let n = read(descriptor, buffer, count)
+            if n < 0 && errno == EINTR { continue }
+            return n >= 0 ? n : -Int(errno)
         }
     }
 }
@@ -360,11 +352,6 @@ final class ReadAhead: @unchecked Sendable {
     }
 
     func perform() {
-        while true {
-            let n = read(descriptor, destination, room)
-            if n < 0 && errno == EINTR { continue }
-            outcome = n >= 0 ? n : -Int(errno)
-            return
-        }
+        outcome = LineReader.readRetrying(descriptor, into: destination, count: room)
     }
 }
