@@ -155,17 +155,19 @@ struct LineReader: ~Copyable {
     /// A read of the input's next bytes, after the block of `blockBytes` that `peekLines` returned, into
     /// the second buffer, which may run on another thread while the block is decoded (it touches
     /// neither the block nor the reader); `finish(_:)` then counts them in, after the block is
-    /// consumed. `nil` at the end of the input and after an error.
+    /// consumed. It reads only as much as brings what lies past the block up to `bytes`: reading
+    /// `bytes` after every block, however short, let a run of short blocks pile up unread bytes
+    /// without bound. `nil` when that much is read already, at the end of the input and after an error.
     mutating func readAhead(after blockBytes: Int, upTo bytes: Int) -> ReadAhead? {
-        guard !atEndOfFile, readError == nil, !replayCut else { return nil }
         // The bytes already read past the block go first in the second buffer, when it takes over.
         let tail = end - (start + blockBytes)
-        if spareCapacity < tail + bytes {
+        guard !atEndOfFile, readError == nil, !replayCut, tail < bytes else { return nil }
+        if spareCapacity < bytes {
             spare?.deallocate()
-            spare = .allocate(capacity: tail + bytes)
-            spareCapacity = tail + bytes
+            spare = .allocate(capacity: bytes)
+            spareCapacity = bytes
         }
-        return ReadAhead(descriptor: descriptor, destination: spare! + tail, room: bytes, tail: tail)
+        return ReadAhead(descriptor: descriptor, destination: spare! + tail, room: bytes - tail, tail: tail)
     }
 
     /// Counts in the bytes `ahead` read (nothing if it was not performed). When all that is unread
@@ -192,6 +194,10 @@ struct LineReader: ~Copyable {
             end += outcome
         }
     }
+
+    /// Bytes read and not yet consumed: what a read ahead tops up to, about a block (the tests check
+    /// that it stays bounded).
+    var unreadBytes: Int { end - start }
 
     /// Consumes the first `count` bytes of what `peekLines` returned, `lines` whole lines.
     mutating func consume(_ count: Int, lines: Int) {

@@ -108,8 +108,12 @@ public struct ObservationReader: ~Copyable {
     /// Bytes per line of the last block, to size the next one to the caller's limit.
     var bytesPerLine = 128
 
-    /// Lines in a run at least this long are decoded in parallel.
+    /// While runs are short (a block stopped at a line the fast path refused), this many lines at
+    /// most are read one at a time before a block is decoded in parallel again.
     static let parallelRun = 4096
+    /// Unless runs are short, a block is decoded in parallel for as few as this many records wanted (a
+    /// batch's last ones), about what the smallest block, 64 KiB, holds.
+    static let parallelTail = 1024
     /// The most bytes one parallel block of a file takes, by default: large enough that the threads'
     /// meeting at its end costs little (its chunks keep them equally busy until then).
     static let largestBlock = 1 << 22
@@ -152,7 +156,7 @@ public struct ObservationReader: ~Copyable {
                                  naming name: (Int32, String) -> DeviceID) -> Int {
         guard !failed, let format, format == .jsonLines || csvHeader != nil else { return 0 }
         nameDevices(&deviceIDs, name)
-        if threads > 1 && limit >= Self.parallelRun && !runsAreShort,
+        if threads > 1 && limit >= Self.parallelTail && !runsAreShort,
            let count = readBlockOfPlainFixes(into: &records, limit: limit, format: format, deviceIDs: &deviceIDs, naming: name) {
             return count
         }

@@ -195,6 +195,33 @@ extension PlainFixRunTests {
         #expect(items == oracle)
     }
 
+    /// Runs that want few records each (as a batch's last ones do) read short blocks; reading ahead of
+    /// each must keep about a block unread, not a block more every time: it once piled up unread
+    /// bytes without bound, a megabyte or more per batch of the tool.
+    @Test func shortBlocksKeepWhatIsReadAheadBounded() throws {
+        let count = 120_000
+        let lines = (0..<count).map { k in
+            "{\"type\":\"fix\",\"device\":\"d\(k % 97)\",\"t\":\(1_772_352_000 + k),\"lat\":48.\(k),\"lon\":2.\(k),\"accuracy\":5}"
+        }
+        let path = try Fixture.write(lines.joined(separator: "\n") + "\n", named: "short-blocks.jsonl")
+        var reader = try ObservationReader(path: path)
+        reader.threads = 2
+        reader.blockLimit = 1 << 20
+        var run: [PlainFixRecord] = [], read = 0, mostUnread = 0, k = 0
+        while true {
+            run.removeAll()
+            let n = reader.readPlainFixes(into: &run, limit: k % 2 == 0 ? ObservationReader.parallelTail : 3000)
+            guard n > 0 else { break }
+            #expect(run.first?.line == read + 1)
+            read += n
+            k += 1
+            mostUnread = max(mostUnread, reader.lines.unreadBytes)
+        }
+        #expect(read == count)
+        #expect(mostUnread <= 2 * reader.blockLimit, "\(mostUnread) bytes unread at most")
+        #expect(reader.next() == nil)
+    }
+
     /// A run's records hold what the engine evaluates, in 48 bytes: every copy a block of fixes
     /// goes through (decoded, merged, made into the engine's records) moves a third less memory.
     @Test func plainFixRecordsAreCompact() {
