@@ -7,8 +7,8 @@ import Darwin
 /// Reads a file (or standard input) line by line through one buffer: each line is handed out in place,
 /// not copied, and the buffer grows only to hold the longest line, or a parallel block; a second
 /// buffer of that size takes the next block, read ahead while the first is decoded. Lines end at
-/// `\n`; a trailing `\r` is dropped. A UTF-8 byte order mark before the first line (RFC 8259 §8.1 lets a reader ignore
-/// it; spreadsheets write one before a CSV header) is skipped.
+/// `\n`; a trailing `\r` is dropped. A UTF-8 byte order mark before the first line (RFC 8259 §8.1
+/// lets a reader ignore it; spreadsheets write one before a CSV header) is skipped.
 ///
 /// A line longer than `maxLineBytes` is never held whole: its first `keptPrefix` bytes are handed out
 /// as the line, marked cut (`lineIsCut`, with its full `lineLength`), and the rest is read past.
@@ -155,9 +155,9 @@ struct LineReader: ~Copyable {
     /// A read of the input's next bytes, after the block of `blockBytes` that `peekLines` returned, into
     /// the second buffer, which may run on another thread while the block is decoded (it touches
     /// neither the block nor the reader); `finish(_:)` then counts them in, after the block is
-    /// consumed. It reads only as much as brings what lies past the block up to `bytes`: reading
-    /// `bytes` after every block, however short, let a run of short blocks pile up unread bytes
-    /// without bound. `nil` when that much is read already, at the end of the input and after an error.
+    /// consumed. It reads only as much as brings what lies past the block up to `bytes`, so that what
+    /// is unread stays within a block however short the blocks are (a batch's last one is). `nil`
+    /// when that much is read already, at the end of the input and after an error.
     mutating func readAhead(after blockBytes: Int, upTo bytes: Int) -> ReadAhead? {
         // The bytes already read past the block go first in the second buffer, when it takes over.
         let tail = end - (start + blockBytes)
